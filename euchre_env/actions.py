@@ -1,0 +1,137 @@
+"""The action table of a rule set: action id <-> meaning <-> text.
+
+One ``Discrete`` space covers every decision of a hand. The table holds only the
+actions the rules can produce (no ``order alone`` when nobody may go alone, no
+``bid`` actions in the turn-up family), laid out in blocks:
+
+turn-up family: ``pass``, ``order``, ``order alone``, ``name S`` x4, ``name S alone`` x4,
+``defend alone``, ``discard <card>`` x cards, ``play <card>`` x cards.
+
+Bid Euchre: ``pass``, ``ace no face``, ``bid 3`` .. ``bid 5`` (``bid 11`` with the double
+deck), ``bid help``, ``bid moon``, ``name S`` x4, ``discard <card>`` x cards (joker
+dealer), ``give <card>`` x cards, ``play <card>`` x cards.
+
+Blocks that the options rule out are left out, so ids depend on the rules; always
+convert through the table (``str_to_action`` / ``action_to_str``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from euchre_env.cards import SUITS
+from euchre_env.rules import Rules
+
+PASS = "pass"
+ORDER = "order"
+NAME = "name"
+DEFEND = "defend"
+DISCARD = "discard"
+PLAY = "play"
+BID = "bid"
+GIVE = "give"
+ACE_NO_FACE = "ace_no_face"
+
+HELP = "help"
+MOON = "moon"
+
+
+@dataclass(frozen=True)
+class Action:
+    kind: str
+    arg: int | str | None = None  # card id, suit index, or bid level
+    alone: bool = False
+
+
+class ActionTable:
+    """Every action of one rule set, with the first id of each block for fast lookup."""
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        self.deck = rules.deck_spec
+        n = self.deck.num_ids
+        acts: list[Action] = []
+
+        def block(items: list[Action]) -> int:
+            start = len(acts)
+            acts.extend(items)
+            return start
+
+        self.pass_id = block([Action(PASS)])
+        self.order_id = self.order_alone_id = self.name_alone_base = -1
+        self.defend_id = self.ace_no_face_id = self.bid_base = self.give_base = -1
+        self.bid_levels: list[int | str] = []
+        if rules.is_bid:
+            if rules.ace_no_face:
+                self.ace_no_face_id = block([Action(ACE_NO_FACE)])
+            self.bid_levels = [*range(3, rules.max_plain_bid + 1), HELP, MOON]
+            self.bid_base = block([Action(BID, level) for level in self.bid_levels])
+            self.name_base = block([Action(NAME, s) for s in range(4)])
+            self.discard_base = block([Action(DISCARD, c) for c in range(n)]) if rules.joker else -1
+            self.give_base = block([Action(GIVE, c) for c in range(n)])
+        else:
+            self.order_id = block([Action(ORDER)])
+            if rules.lone_maker:
+                self.order_alone_id = block([Action(ORDER, alone=True)])
+            self.name_base = block([Action(NAME, s) for s in range(4)])
+            if rules.lone_maker:
+                self.name_alone_base = block([Action(NAME, s, alone=True) for s in range(4)])
+            if rules.defend_alone:
+                self.defend_id = block([Action(DEFEND, alone=True)])
+            self.discard_base = block([Action(DISCARD, c) for c in range(n)])
+        self.play_base = block([Action(PLAY, c) for c in range(n)])
+        self.actions: tuple[Action, ...] = tuple(acts)
+        self.strings: tuple[str, ...] = tuple(self._text(a) for a in acts)
+        self._ids = {s.lower(): i for i, s in enumerate(self.strings)}
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+    def bid_rank(self, level: int | str) -> int:
+        """Order of bids: plain bids by number, then help, then moon (which outranks help)."""
+        if level == HELP:
+            return self.rules.tricks_per_hand
+        if level == MOON:
+            return self.rules.tricks_per_hand + 1
+        return int(level)
+
+    def _text(self, a: Action) -> str:
+        if a.kind == PASS:
+            return "pass"
+        if a.kind == ACE_NO_FACE:
+            return "ace no face"
+        if a.kind == ORDER:
+            return "order alone" if a.alone else "order"
+        if a.kind == NAME:
+            return f"name {SUITS[a.arg]}" + (" alone" if a.alone else "")
+        if a.kind == DEFEND:
+            return "defend alone"
+        if a.kind == BID:
+            return f"bid {a.arg}"
+        return f"{a.kind} {self.deck.name(a.arg)}"
+
+    def to_str(self, action: int) -> str:
+        try:
+            return self.strings[int(action)]
+        except (IndexError, TypeError, ValueError):
+            raise ValueError(f"action id {action!r} is out of range 0..{len(self) - 1}") from None
+
+    def from_str(self, text: str) -> int:
+        """Action id of a string such as ``order alone``, ``name H``, ``play JH`` (any case)."""
+        words = str(text).strip().split()
+        if len(words) == 2 and words[0].lower() in (DISCARD, PLAY, GIVE):
+            words[1] = self.deck.name(self.deck.parse(words[1]))  # accepts "10h" for "TH"
+        key = " ".join(words).lower()
+        try:
+            return self._ids[key]
+        except KeyError:
+            raise ValueError(
+                f"unknown action {text!r} for these rules; forms: {', '.join(self._forms())}"
+            ) from None
+
+    def _forms(self) -> list[str]:
+        """One example string per block, for error messages."""
+        seen: dict[str, str] = {}
+        for a, s in zip(self.actions, self.strings):
+            seen.setdefault(f"{a.kind}{a.alone}", s)
+        return list(seen.values())

@@ -1,0 +1,567 @@
+"""The rules of Euchre as an explicit state machine. No gym, no numpy outside the RNG.
+
+``GameState`` holds one game (or rubber) in plain fields. Decisions are action ids of
+the rule set's :class:`~euchre_env.actions.ActionTable`; ``legal_actions()`` lists
+them and ``apply()`` carries one out. Phases:
+
+turn-up family: deal -> [JOKER_SUIT] -> CALL1 -> [DISCARD] or CALL2 -> [DEFEND] -> PLAY
+Bid Euchre:     deal -> [DISCARD (joker dealer)] -> AUCTION -> NAME_TRUMP -> [GIVE -> GIVE_BACK] -> PLAY
+
+then HAND_OVER (hand scored; ``next_hand()`` deals the next one) or GAME_OVER
+(target reached; with rubbers, the rubber decided). Deals, hand scoring, game end and
+rubber scoring are transitions, not decisions.
+"""
+
+from __future__ import annotations
+
+import copy
+from enum import IntEnum
+from typing import Any
+
+import numpy as np
+
+from euchre_env.actions import (
+    ACE_NO_FACE,
+    BID,
+    DEFEND,
+    HELP,
+    MOON,
+    PASS,
+    ActionTable,
+)
+from euchre_env.cards import SUITS, trick_winner
+from euchre_env.rules import Rules
+
+NUM_SEATS = 4
+NOBODY = -1
+
+
+class Phase(IntEnum):
+    JOKER_SUIT = 0  # the dealer names the suit of a turned-up joker
+    CALL1 = 1  # order the up-card's suit or pass
+    DISCARD = 2  # the dealer discards (after taking the up-card, or a joker dealer in Bid Euchre)
+    CALL2 = 3  # name any suit but the turned-down one, or pass
+    DEFEND = 4  # defenders may defend alone against a lone maker
+    AUCTION = 5  # Bid Euchre: pass or outbid
+    NAME_TRUMP = 6  # Bid Euchre: the winning bidder names trump
+    GIVE = 7  # help: the bidder gives the partner a card
+    GIVE_BACK = 8  # help: the partner gives back the best trump
+    PLAY = 9
+    HAND_OVER = 10
+    GAME_OVER = 11
+
+
+DECISION_PHASES = tuple(p for p in Phase if p not in (Phase.HAND_OVER, Phase.GAME_OVER))
+
+
+def team_of(seat: int) -> int:
+    return seat % 2
+
+
+def partner_of(seat: int) -> int:
+    return (seat + 2) % 4
+
+
+class GameState:
+    """One game of Euchre under ``rules``.
+
+    ``rng`` (a ``numpy.random.Generator``) deals every hand; ``deal`` scripts the first
+    hand (``{"dealer": 0, "hands": [[...] x4], "upcard": "9H"}``), ``scores`` sets the
+    starting game score. Without a scripted dealer, the first dealer is drawn from ``rng``.
+    """
+
+    def __init__(
+        self,
+        rules: Rules,
+        rng: np.random.Generator | int | None = None,
+        deal: dict[str, Any] | None = None,
+        scores: list[int] | tuple[int, int] | None = None,
+    ) -> None:
+        self.rules = rules
+        self.table = ActionTable(rules)
+        self.deck = rules.deck_spec
+        self.rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        self.scores = _parse_scores(scores)
+        self.games_won = [0, 0]
+        self.rubber_points = [0, 0]
+        self.game_winners: list[int] = []  # winning team of each finished game (rubbers)
+        self.hand_number = 0
+        self.winner: int | None = None  # winning team once the game (or rubber) is over
+        self.rubber_margin: int | None = None
+        self.hand_result: dict[str, Any] | None = None
+        parsed = _parse_deal(rules, self.deck, deal) if deal is not None else None
+        self.dealer = parsed["dealer"] if parsed else int(self.rng.integers(NUM_SEATS))
+        self._start_hand(parsed)
+
+    # ------------------------------------------------------------------ dealing
+    def next_hand(self, deal: dict[str, Any] | None = None) -> None:
+        """Deal the next hand after HAND_OVER; the deal passes to the left."""
+        if self.phase != Phase.HAND_OVER:
+            raise ValueError(f"next_hand() needs phase HAND_OVER, the game is in {self.phase.name}")
+        self.dealer = (self.dealer + 1) % NUM_SEATS
+        parsed = _parse_deal(self.rules, self.deck, deal) if deal is not None else None
+        if parsed is not None:
+            self.dealer = parsed["dealer"]
+        self.hand_number += 1
+        self._start_hand(parsed)
+
+    def _start_hand(self, parsed: dict[str, Any] | None) -> None:
+        r = self.rules
+        if parsed is None:
+            parsed = self._random_deal()
+        self.hands: list[list[int]] = [sorted(h) for h in parsed["hands"]]
+        self.initial_hands = [list(h) for h in self.hands]
+        self.upcard: int | None = parsed.get("upcard")
+        self.upcard_suit = -1  # the suit offered in round 1 (the joker's is named by the dealer)
+        self.upcard_taken = False  # the dealer took the up-card into hand
+        self.turned_down = False  # all four passed the up-card
+        self.trump = -1
+        self.maker = NOBODY
+        self.maker_alone = False
+        self.defender_alone = NOBODY
+        self.out: list[bool] = [False] * NUM_SEATS  # seats sitting out this hand
+        self.contract: int | str | None = None  # Bid Euchre: standing / winning bid level
+        self.bidder = NOBODY
+        self.history: list[tuple[Phase, int, int]] = []  # (phase, seat, action id) of this hand
+        self.discarded: int | None = None
+        self.given: int | None = None  # help: card the bidder gave
+        self.given_back: int | None = None  # help: card the partner gave back
+        self.trick: list[int] = []  # cards of the trick in progress, in play order
+        self.trick_seats: list[int] = []
+        self.tricks: list[tuple[int, list[int], list[int]]] = []  # (winner, seats, cards) of done tricks
+        self.tricks_won = [0, 0]
+        self.reneged: list[int] = []
+        self.hand_result = None
+        self._speakers = 0  # players who have spoken in the current calling round/auction
+        self._legal: list[int] | None = None
+        first = (self.dealer + 1) % NUM_SEATS
+        if r.is_bid:
+            if r.joker:
+                self._set(Phase.DISCARD, self.dealer)
+            else:
+                self._set(Phase.AUCTION, first)
+        elif self.upcard == self.deck.joker_id:
+            self._set(Phase.JOKER_SUIT, self.dealer)
+        else:
+            self.upcard_suit = self.deck.printed_suit(self.upcard)
+            self._set(Phase.CALL1, first)
+
+    def _random_deal(self) -> dict[str, Any]:
+        r = self.rules
+        pack = self.deck.cards()
+        order = self.rng.permutation(len(pack))
+        cards = [pack[i] for i in order]
+        n = r.hand_size
+        hands = [[] for _ in range(NUM_SEATS)]
+        for k in range(NUM_SEATS):
+            hands[(self.dealer + 1 + k) % NUM_SEATS] = cards[k * n:(k + 1) * n]
+        rest = cards[NUM_SEATS * n:]
+        deal: dict[str, Any] = {"dealer": self.dealer, "hands": hands}
+        if r.is_bid:
+            if r.joker:  # 25 cards: the dealer gets the 25th
+                hands[self.dealer].append(rest[0])
+        else:
+            deal["upcard"] = rest[0]
+        return deal
+
+    # ------------------------------------------------------------------ queries
+    def _set(self, phase: Phase, seat: int) -> None:
+        self.phase = phase
+        self.current = seat
+        self._legal = None
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase == Phase.GAME_OVER
+
+    @property
+    def hand_over(self) -> bool:
+        return self.phase in (Phase.HAND_OVER, Phase.GAME_OVER)
+
+    @property
+    def current_player(self) -> int:
+        """Seat to act, or -1 when nobody does (hand or game over)."""
+        return NOBODY if self.hand_over else self.current
+
+    def active(self, seat: int) -> bool:
+        return not self.out[seat]
+
+    def next_active(self, seat: int) -> int:
+        """The first seat after ``seat`` (clockwise) that is not sitting out."""
+        nxt = (seat + 1) % NUM_SEATS
+        while self.out[nxt]:
+            nxt = (nxt + 1) % NUM_SEATS
+        return nxt
+
+    def legal_actions(self) -> list[int]:
+        """Legal action ids for the seat to act, ascending; empty when nobody acts."""
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        return self._legal
+
+    def _compute_legal(self) -> list[int]:
+        t = self.table
+        p = self.phase
+        seat = self.current
+        hand = self.hands[seat] if seat >= 0 else []
+        if p == Phase.PLAY:
+            if self.trick and self.rules.renege == "masked":
+                suits = self.deck.effective_suits(self.trump)
+                led = suits[self.trick[0]]
+                follow = [c for c in hand if suits[c] == led]
+                if follow:
+                    return _unique_ids(t.play_base, follow)
+            return _unique_ids(t.play_base, hand)
+        if p == Phase.CALL1:
+            if self.rules.dealer_partner_must_go_alone and seat == partner_of(self.dealer):
+                return [t.pass_id, t.order_alone_id]
+            return [a for a in (t.pass_id, t.order_id, t.order_alone_id) if a >= 0]
+        if p == Phase.CALL2:
+            legal = [] if (seat == self.dealer and self.rules.stick_the_dealer) else [t.pass_id]
+            suits = [s for s in range(4) if s != self.upcard_suit]
+            legal += [t.name_base + s for s in suits]
+            if t.name_alone_base >= 0:
+                legal += [t.name_alone_base + s for s in suits]
+            return legal
+        if p == Phase.DISCARD:
+            return _unique_ids(t.discard_base, hand)
+        if p == Phase.DEFEND:
+            return [t.pass_id, t.defend_id]
+        if p == Phase.JOKER_SUIT or p == Phase.NAME_TRUMP:
+            return [t.name_base + s for s in range(4)]
+        if p == Phase.AUCTION:
+            return self._auction_legal(seat, hand)
+        if p == Phase.GIVE:
+            return _unique_ids(t.give_base, hand)
+        if p == Phase.GIVE_BACK:
+            own = list(hand)
+            own.remove(self.given)  # the partner gives from the partner's own cards
+            best = self.best_trump(own)
+            return [t.give_base + best] if best is not None else _unique_ids(t.give_base, own)
+        return []
+
+    def _auction_legal(self, seat: int, hand: list[int]) -> list[int]:
+        t = self.table
+        legal = []
+        if not (self.rules.stick_the_dealer and seat == self.dealer and self.contract is None):
+            legal.append(t.pass_id)
+        if t.ace_no_face_id >= 0 and self.ace_no_face_eligible(hand):
+            legal.append(t.ace_no_face_id)
+        floor = t.bid_rank(self.contract) if self.contract is not None else 0
+        legal += [t.bid_base + i for i, lv in enumerate(t.bid_levels) if t.bid_rank(lv) > floor]
+        return legal
+
+    def ace_no_face_eligible(self, hand: list[int]) -> bool:
+        """At least one ace and no J, Q or K (the joker is no face card)."""
+        d = self.deck
+        ranks = {d.rank_char(c) for c in hand if c != d.joker_id}
+        return "A" in ranks and not ranks & {"J", "Q", "K"}
+
+    def best_trump(self, cards: list[int]) -> int | None:
+        suits = self.deck.effective_suits(self.trump)
+        power = self.deck.powers(self.trump)
+        trumps = [c for c in cards if suits[c] == self.trump]
+        return max(trumps, key=lambda c: power[c]) if trumps else None
+
+    # ------------------------------------------------------------------ acting
+    def apply(self, action: int) -> None:
+        """Carry out ``action`` for the seat to act; raise ValueError (state unchanged) if illegal."""
+        legal = self.legal_actions()
+        if action not in legal:
+            self._reject(action, legal)
+        action = int(action)
+        seat = self.current
+        p = self.phase
+        self.history.append((p, seat, action))
+        a = self.table.actions[action]
+        if p == Phase.PLAY:
+            self._play(seat, a.arg)
+        elif p == Phase.CALL1:
+            self._call1(seat, a)
+        elif p == Phase.CALL2:
+            self._call2(seat, a)
+        elif p == Phase.DISCARD:
+            self.hands[seat].remove(a.arg)
+            self.discarded = a.arg
+            if self.rules.is_bid:
+                self._set(Phase.AUCTION, (self.dealer + 1) % NUM_SEATS)
+            else:
+                self._after_trump_fixed()
+        elif p == Phase.DEFEND:
+            self._defend(seat, a)
+        elif p == Phase.JOKER_SUIT:
+            self.upcard_suit = a.arg
+            self._set(Phase.CALL1, (self.dealer + 1) % NUM_SEATS)
+        elif p == Phase.AUCTION:
+            self._auction(seat, a)
+        elif p == Phase.NAME_TRUMP:
+            self.trump = a.arg
+            if self.contract == HELP:
+                self._set(Phase.GIVE, seat)
+            else:
+                if self.contract == MOON:
+                    self.out[partner_of(seat)] = True
+                self._set(Phase.PLAY, seat)
+        elif p == Phase.GIVE:
+            self.hands[seat].remove(a.arg)
+            self.hands[partner_of(seat)].append(a.arg)
+            self.given = a.arg
+            self._set(Phase.GIVE_BACK, partner_of(seat))
+        elif p == Phase.GIVE_BACK:
+            self.hands[seat].remove(a.arg)
+            self.hands[self.bidder].append(a.arg)
+            self.hands[self.bidder].sort()
+            self.given_back = a.arg
+            self.out[seat] = True
+            self._set(Phase.PLAY, self.bidder)
+
+    def apply_str(self, text: str) -> None:
+        self.apply(self.table.from_str(text))
+
+    def _reject(self, action: Any, legal: list[int]) -> None:
+        names = ", ".join(self.table.strings[a] for a in legal) or "none (nobody acts)"
+        try:
+            what = f"{self.table.to_str(action)!r} (id {int(action)})"
+        except ValueError:
+            what = f"action {action!r}"
+        who = f"seat {self.current}" if not self.hand_over else "nobody"
+        raise ValueError(f"illegal action {what} for {who} in phase {self.phase.name}; legal: {names}")
+
+    def _call1(self, seat: int, a: Any) -> None:
+        if a.kind == PASS:
+            self._speakers += 1
+            if self._speakers == NUM_SEATS:
+                self._speakers = 0
+                self.turned_down = True
+                self._set(Phase.CALL2, (self.dealer + 1) % NUM_SEATS)
+            else:
+                self._set(Phase.CALL1, (seat + 1) % NUM_SEATS)
+            return
+        self._fix_trump(seat, self.upcard_suit, a.alone)
+        if self.out[self.dealer]:
+            return self._after_trump_fixed()  # the dealer's partner went alone: the up-card stays out
+        self.hands[self.dealer].append(self.upcard)
+        self.hands[self.dealer].sort()
+        self.upcard_taken = True
+        self._set(Phase.DISCARD, self.dealer)
+
+    def _call2(self, seat: int, a: Any) -> None:
+        if a.kind == PASS:
+            self._speakers += 1
+            if self._speakers == NUM_SEATS:
+                return self._finish_hand(thrown_in="all passed")
+            return self._set(Phase.CALL2, (seat + 1) % NUM_SEATS)
+        self._fix_trump(seat, a.arg, a.alone)
+        self._after_trump_fixed()
+
+    def _fix_trump(self, seat: int, suit: int, alone: bool) -> None:
+        self._speakers = 0  # the defend-alone round counts its own speakers
+        self.trump = suit
+        self.maker = seat
+        self.maker_alone = alone
+        if alone:
+            self.out[partner_of(seat)] = True
+
+    def _after_trump_fixed(self) -> None:
+        if self.rules.defend_alone and self.maker_alone:
+            first = self._next_defender((self.dealer + 1) % NUM_SEATS)
+            return self._set(Phase.DEFEND, first)
+        self._start_play()
+
+    def _next_defender(self, seat: int) -> int:
+        while team_of(seat) == team_of(self.maker):
+            seat = (seat + 1) % NUM_SEATS
+        return seat
+
+    def _defend(self, seat: int, a: Any) -> None:
+        if a.kind == DEFEND:
+            self.defender_alone = seat
+            self.out[partner_of(seat)] = True
+            return self._start_play()
+        self._speakers += 1
+        if self._speakers == 2:
+            return self._start_play()
+        self._set(Phase.DEFEND, self._next_defender((seat + 1) % NUM_SEATS))
+
+    def _start_play(self) -> None:
+        self._speakers = 0
+        self._set(Phase.PLAY, self.next_active(self.dealer))
+
+    def _auction(self, seat: int, a: Any) -> None:
+        if a.kind == ACE_NO_FACE:
+            return self._finish_hand(thrown_in="ace no face", claimant=seat)
+        if a.kind == BID:
+            self.contract = a.arg
+            self.bidder = seat
+        self._speakers += 1
+        if self.contract == MOON or self._speakers == NUM_SEATS:
+            self._speakers = 0
+            if self.contract is None:
+                return self._finish_hand(thrown_in="all passed")
+            self.maker = self.bidder
+            self.maker_alone = self.contract in (HELP, MOON)
+            return self._set(Phase.NAME_TRUMP, self.bidder)
+        self._set(Phase.AUCTION, (seat + 1) % NUM_SEATS)
+
+    def _play(self, seat: int, card: int) -> None:
+        hand = self.hands[seat]
+        if self.trick and self.rules.renege == "penalize":
+            suits = self.deck.effective_suits(self.trump)
+            led = suits[self.trick[0]]
+            if suits[card] != led and any(suits[c] == led for c in hand) and seat not in self.reneged:
+                self.reneged.append(seat)
+        hand.remove(card)
+        self.trick.append(card)
+        self.trick_seats.append(seat)
+        if len(self.trick) < NUM_SEATS - sum(self.out):
+            return self._set(Phase.PLAY, self.next_active(seat))
+        winner = self.trick_seats[trick_winner(self.trick, self.deck, self.trump)]
+        self.tricks.append((winner, self.trick_seats, self.trick))
+        self.tricks_won[team_of(winner)] += 1
+        self.trick, self.trick_seats = [], []
+        if len(self.tricks) == self.rules.tricks_per_hand:
+            return self._finish_hand()
+        self._set(Phase.PLAY, winner)
+
+    # ------------------------------------------------------------------ scoring
+    def hand_points(self) -> list[int]:
+        """Points of each team for the hand just played (before renege penalties)."""
+        r = self.rules
+        makers = team_of(self.maker)
+        made = self.tricks_won[makers]
+        points = [0, 0]
+        if r.is_bid:
+            points[1 - makers] = self.tricks_won[1 - makers]
+            all_tricks = r.tricks_per_hand
+            if self.contract in (HELP, MOON):
+                bonus = (2 if self.contract == HELP else 4) * all_tricks
+                points[makers] = bonus if made == all_tricks else -all_tricks
+            else:
+                points[makers] = made if made >= self.contract else -self.contract
+            return points
+        if made * 2 < r.tricks_per_hand:  # euchred
+            points[1 - makers] = 4 if self.defender_alone != NOBODY else 2
+        elif made == r.tricks_per_hand:  # march
+            points[makers] = 4 if self.maker_alone else 2
+        else:
+            points[makers] = 1
+        return points
+
+    def _finish_hand(self, thrown_in: str | None = None, claimant: int = NOBODY) -> None:
+        points = [0, 0] if thrown_in else self.hand_points()
+        for team in {team_of(s) for s in self.reneged}:
+            points[team] -= 2
+        self.scores = [self.scores[0] + points[0], self.scores[1] + points[1]]
+        result: dict[str, Any] = {
+            "maker_team": None if thrown_in else team_of(self.maker),
+            "trump": None if thrown_in else SUITS[self.trump],
+            "maker_alone": False if thrown_in else self.maker_alone,
+            "defender_alone": self.defender_alone != NOBODY,
+            "tricks": list(self.tricks_won),
+            "points": points,
+            "dealer": self.dealer,
+            "scores": list(self.scores),
+        }
+        if thrown_in:
+            result["thrown_in"] = thrown_in
+        if self.rules.is_bid:
+            result["bidder"] = None if thrown_in else self.bidder
+            result["contract"] = None if thrown_in else self.contract
+            result["reneged"] = list(self.reneged)
+            if claimant != NOBODY:
+                result["claimant"] = claimant
+        elif self.rules.renege == "penalize":
+            result["reneged"] = list(self.reneged)
+        self.hand_result = result
+        self._set(Phase.HAND_OVER, NOBODY)
+        self._check_game_end()
+
+    def _check_game_end(self) -> None:
+        s0, s1 = self.scores
+        target = self.rules.game_target
+        if max(s0, s1) < target or s0 == s1:
+            return  # equal scores at or past the target: another hand decides
+        winner = 0 if s0 > s1 else 1
+        self.hand_result["game_winner"] = winner  # "scores" above keeps the finished game's score
+        if not self.rules.rubber:
+            self.winner = winner
+            self._set(Phase.GAME_OVER, NOBODY)
+            return
+        loser_score = self.scores[1 - winner]
+        self.rubber_points[winner] += 3 if loser_score <= 0 else 2 if loser_score <= 2 else 1
+        self.games_won[winner] += 1
+        self.game_winners.append(winner)
+        self.hand_result["games_won"] = list(self.games_won)
+        if self.games_won[winner] == 2:
+            self.winner = winner
+            self.rubber_margin = self.rubber_points[winner] + 2 - self.rubber_points[1 - winner]
+            self.hand_result["rubber_margin"] = self.rubber_margin
+            self._set(Phase.GAME_OVER, NOBODY)
+        else:
+            self.scores = [0, 0]  # a new game of the rubber; the deal keeps passing left
+
+    # ------------------------------------------------------------------ misc
+    def clone(self) -> GameState:
+        """An independent copy (random generator included) for search and tests."""
+        return copy.deepcopy(self)
+
+
+def _unique_ids(base: int, cards: list[int]) -> list[int]:
+    return sorted({base + c for c in cards})
+
+
+def _parse_scores(scores: Any) -> list[int]:
+    if scores is None:
+        return [0, 0]
+    try:
+        a, b = scores
+        if not all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in (a, b)):
+            raise TypeError
+    except (TypeError, ValueError):
+        raise ValueError(f"'scores' must be two ints [team0, team1], got {scores!r}") from None
+    return [int(a), int(b)]
+
+
+def _parse_deal(rules: Rules, deck: Any, deal: dict[str, Any]) -> dict[str, Any]:
+    """Validate a scripted deal; name the first bad card or field."""
+    if not isinstance(deal, dict):
+        raise ValueError(f"'deal' must be a dict with 'dealer', 'hands' (and 'upcard'), got {deal!r}")
+    allowed = {"dealer", "hands"} | ({"upcard"} if not rules.is_bid else set())
+    unknown = set(deal) - allowed
+    if unknown:
+        raise ValueError(f"unknown deal key(s) {sorted(unknown)}; allowed: {sorted(allowed)}")
+    dealer = deal.get("dealer")
+    if dealer not in (0, 1, 2, 3) or isinstance(dealer, bool):
+        raise ValueError(f"deal 'dealer' must be a seat 0..3, got {dealer!r}")
+    hands_in = deal.get("hands")
+    if not isinstance(hands_in, (list, tuple)) or len(hands_in) != NUM_SEATS:
+        raise ValueError(f"deal 'hands' must be a list of 4 hands, got {hands_in!r}")
+    counts = [0] * deck.num_ids
+    hands = []
+    for seat, hand in enumerate(hands_in):
+        cards = [deck.parse(c) if isinstance(c, str) else _card_id(deck, c) for c in hand]
+        need = rules.hand_size + (1 if rules.is_bid and rules.joker and seat == dealer else 0)
+        if len(cards) != need:
+            raise ValueError(f"deal: hand of seat {seat} has {len(cards)} cards, needs {need}")
+        hands.append(cards)
+        for c in cards:
+            counts[c] += 1
+    parsed: dict[str, Any] = {"dealer": dealer, "hands": hands}
+    if not rules.is_bid:
+        if "upcard" not in deal:
+            raise ValueError("deal: 'upcard' is missing (the turned-up card)")
+        up = deal["upcard"]
+        parsed["upcard"] = deck.parse(up) if isinstance(up, str) else _card_id(deck, up)
+        counts[parsed["upcard"]] += 1
+    for c, n in enumerate(counts):
+        if n > deck.copies:
+            raise ValueError(f"deal: card {deck.name(c)} is dealt {n} times (the deck has {deck.copies})")
+        if rules.is_bid and n < deck.copies:
+            raise ValueError(f"deal: card {deck.name(c)} is missing (every card is dealt in Bid Euchre)")
+    return parsed
+
+
+def _card_id(deck: Any, c: Any) -> int:
+    if isinstance(c, (int, np.integer)) and not isinstance(c, bool) and 0 <= c < deck.num_ids:
+        return int(c)
+    raise ValueError(f"deal: unknown card {c!r}")

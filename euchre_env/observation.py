@@ -1,0 +1,177 @@
+"""One seat's view of the game as a flat float32 vector with named blocks.
+
+The vector is a perfect-recall information state for the current hand: everything
+the seat has seen since the deal (its cards, every call, its own discard, every card
+of every trick and who led it) plus the game score. Seats are relative to the
+observer: index 0 is the observer, 1 the left-hand opponent, 2 the partner, 3 the
+right-hand opponent. Earlier hands are summarised by the score only: they have no
+bearing on the current one.
+
+``Observer(rules).layout`` maps each block name to ``(offset, size)``; which blocks
+exist depends on the rules (no ``upcard`` in Bid Euchre, no ``defend`` without
+defend-alone, ...). The README lists them for each preset.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from euchre_env.engine import NUM_SEATS, GameState, Phase
+from euchre_env.rules import Rules
+
+SCORE_BOUND = 8.0  # scores are encoded as score / game_target, clipped to +-SCORE_BOUND
+
+
+class Observer:
+    """Encodes a :class:`GameState` for one seat under a fixed rule set."""
+
+    def __init__(self, rules: Rules) -> None:
+        from euchre_env.actions import ActionTable
+
+        self.rules = rules
+        table = ActionTable(rules)
+        n = rules.deck_spec.num_ids
+        self.num_cards = n
+        blocks: list[tuple[str, int]] = [
+            ("phase", len(Phase)),
+            ("to_act", NUM_SEATS),
+            ("dealer", NUM_SEATS),
+            ("hand", n),
+        ]
+        # Calling rounds: one row per relative seat, one column per action of that round.
+        self.columns: dict[Phase, dict[int, int]] = {}
+        round_phases = [Phase.AUCTION] if rules.is_bid else [Phase.CALL1, Phase.CALL2]
+        if rules.defend_alone:
+            round_phases.append(Phase.DEFEND)
+        for phase in round_phases:
+            ids = _round_actions(table, phase)
+            self.columns[phase] = {a: i for i, a in enumerate(ids)}
+        if rules.is_bid:
+            blocks.append(("auction", NUM_SEATS * len(self.columns[Phase.AUCTION])))
+            if rules.joker:
+                blocks.append(("discard", n))
+            blocks += [("given", n), ("given_back", n)]
+        else:
+            blocks += [
+                ("upcard", n),
+                ("upcard_suit", 4),
+                ("upcard_fate", 3),  # taken by the dealer / turned down / set aside (dealer sits out)
+                ("call1", NUM_SEATS * len(self.columns[Phase.CALL1])),
+                ("call2", NUM_SEATS * len(self.columns[Phase.CALL2])),
+            ]
+            if rules.defend_alone:
+                blocks.append(("defend", NUM_SEATS * len(self.columns[Phase.DEFEND])))
+            blocks.append(("discard", n))
+        self.trick_size = NUM_SEATS + NUM_SEATS * n  # leader one-hot, then each seat's card
+        blocks += [
+            ("trump", 4),
+            ("maker", NUM_SEATS),
+            ("sitting_out", NUM_SEATS),
+            ("tricks", rules.tricks_per_hand * self.trick_size),
+            ("tricks_won", 2),
+            ("scores", 2),
+        ]
+        if rules.rubber:
+            blocks.append(("rubber", 4))  # games won (own, other) / 2, rubber points (own, other) / 6
+        self.layout: dict[str, tuple[int, int]] = {}
+        offset = 0
+        for name, size in blocks:
+            self.layout[name] = (offset, size)
+            offset += size
+        self.size = offset
+        self.low = np.zeros(self.size, np.float32)
+        self.high = np.ones(self.size, np.float32)
+        lo, sz = self.layout["scores"]
+        self.low[lo:lo + sz], self.high[lo:lo + sz] = -SCORE_BOUND, SCORE_BOUND
+        if rules.double_deck:
+            lo, sz = self.layout["hand"]
+            self.high[lo:lo + sz] = 2.0
+        self._off = {name: off for name, (off, _) in self.layout.items()}
+        self._round_block = {Phase.CALL1: "call1", Phase.CALL2: "call2", Phase.DEFEND: "defend",
+                             Phase.AUCTION: "auction"}
+
+    def encode(self, state: GameState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+        """The observation of ``seat``; written into ``out`` when given."""
+        if out is None:
+            out = np.zeros(self.size, np.float32)
+        else:
+            out.fill(0.0)
+        o = self._off
+        n = self.num_cards
+        rel = lambda s: (s - seat) % NUM_SEATS
+        out[o["phase"] + state.phase] = 1.0
+        if state.current_player >= 0:
+            out[o["to_act"] + rel(state.current)] = 1.0
+        out[o["dealer"] + rel(state.dealer)] = 1.0
+        for c in state.hands[seat]:
+            out[o["hand"] + c] += 1.0
+        # Calls, in the order they were made: each seat speaks at most once per round.
+        for phase, who, action in state.history:
+            block = self._round_block.get(phase)
+            if block is not None:
+                cols = self.columns[phase]
+                out[o[block] + rel(who) * len(cols) + cols[action]] = 1.0
+        if not self.rules.is_bid:
+            out[o["upcard"] + state.upcard] = 1.0
+            if state.upcard_suit >= 0:
+                out[o["upcard_suit"] + state.upcard_suit] = 1.0
+            if state.upcard_taken:
+                out[o["upcard_fate"]] = 1.0
+            elif state.turned_down:
+                out[o["upcard_fate"] + 1] = 1.0
+            elif state.trump >= 0:  # ordered, but the dealer sits out and never takes it
+                out[o["upcard_fate"] + 2] = 1.0
+        if state.discarded is not None and seat == state.dealer:
+            out[o["discard"] + state.discarded] = 1.0
+        if state.given is not None and seat in (state.bidder, (state.bidder + 2) % NUM_SEATS):
+            out[o["given"] + state.given] = 1.0
+            if state.given_back is not None:
+                out[o["given_back"] + state.given_back] = 1.0
+        if state.trump >= 0:
+            out[o["trump"] + state.trump] = 1.0
+        if state.maker >= 0:
+            out[o["maker"] + rel(state.maker)] = 1.0
+        for s in range(NUM_SEATS):
+            if state.out[s]:
+                out[o["sitting_out"] + rel(s)] = 1.0
+        base = o["tricks"]
+        for k, (_, seats, cards) in enumerate(state.tricks):
+            self._trick(out, base + k * self.trick_size, seats, cards, rel, n)
+        if state.trick:
+            self._trick(out, base + len(state.tricks) * self.trick_size, state.trick_seats, state.trick, rel, n)
+        mine = seat % 2
+        t = self.rules.tricks_per_hand
+        out[o["tricks_won"]] = state.tricks_won[mine] / t
+        out[o["tricks_won"] + 1] = state.tricks_won[1 - mine] / t
+        target = self.rules.game_target
+        out[o["scores"]] = np.clip(state.scores[mine] / target, -SCORE_BOUND, SCORE_BOUND)
+        out[o["scores"] + 1] = np.clip(state.scores[1 - mine] / target, -SCORE_BOUND, SCORE_BOUND)
+        if self.rules.rubber:
+            r = o["rubber"]
+            out[r] = state.games_won[mine] / 2
+            out[r + 1] = state.games_won[1 - mine] / 2
+            out[r + 2] = state.rubber_points[mine] / 6
+            out[r + 3] = state.rubber_points[1 - mine] / 6
+        return out
+
+    @staticmethod
+    def _trick(out: np.ndarray, at: int, seats: list[int], cards: list[int], rel, n: int) -> None:
+        out[at + rel(seats[0])] = 1.0
+        for s, c in zip(seats, cards):
+            out[at + NUM_SEATS + rel(s) * n + c] = 1.0
+
+
+def _round_actions(table, phase: Phase) -> list[int]:
+    """Action ids that can be taken in a calling round, in table order."""
+    t = table
+    if phase == Phase.CALL1:
+        return [a for a in (t.pass_id, t.order_id, t.order_alone_id) if a >= 0]
+    if phase == Phase.CALL2:
+        ids = [t.pass_id, *range(t.name_base, t.name_base + 4)]
+        if t.name_alone_base >= 0:
+            ids += range(t.name_alone_base, t.name_alone_base + 4)
+        return ids
+    if phase == Phase.DEFEND:
+        return [t.pass_id, t.defend_id]
+    ids = [t.pass_id] + ([t.ace_no_face_id] if t.ace_no_face_id >= 0 else [])
+    return ids + list(range(t.bid_base, t.bid_base + len(t.bid_levels)))
