@@ -112,6 +112,7 @@ class GameState:
         self.hands: list[list[int]] = [sorted(h) for h in parsed["hands"]]
         self.initial_hands = [list(h) for h in self.hands]
         self.upcard: int | None = parsed.get("upcard")
+        self.kitty: list[int] = parsed["kitty"]  # undealt cards, never seen by anyone
         self.upcard_suit = -1  # the suit offered in round 1 (the joker's is named by the dealer)
         self.upcard_taken = False  # the dealer took the up-card into hand
         self.turned_down = False  # all four passed the up-card
@@ -156,12 +157,12 @@ class GameState:
         for k in range(NUM_SEATS):
             hands[(self.dealer + 1 + k) % NUM_SEATS] = cards[k * n:(k + 1) * n]
         rest = cards[NUM_SEATS * n:]
+        if r.is_bid and r.joker:  # 25 cards: the dealer gets the 25th
+            hands[self.dealer].append(rest.pop(0))
         deal: dict[str, Any] = {"dealer": self.dealer, "hands": hands}
-        if r.is_bid:
-            if r.joker:  # 25 cards: the dealer gets the 25th
-                hands[self.dealer].append(rest[0])
-        else:
-            deal["upcard"] = rest[0]
+        if not r.is_bid:
+            deal["upcard"] = rest.pop(0)
+        deal["kitty"] = sorted(rest)
         return deal
 
     # ------------------------------------------------------------------ queries
@@ -553,6 +554,7 @@ def _parse_deal(rules: Rules, deck: Any, deal: dict[str, Any]) -> dict[str, Any]
         up = deal["upcard"]
         parsed["upcard"] = deck.parse(up) if isinstance(up, str) else _card_id(deck, up)
         counts[parsed["upcard"]] += 1
+    parsed["kitty"] = [c for c, n in enumerate(counts) for _ in range(deck.copies - n)]
     for c, n in enumerate(counts):
         if n > deck.copies:
             raise ValueError(f"deal: card {deck.name(c)} is dealt {n} times (the deck has {deck.copies})")
