@@ -98,54 +98,59 @@ class Observer:
             out.fill(0.0)
         o = self._off
         n = self.num_cards
-        rel = lambda s: (s - seat) % NUM_SEATS
-        out[o["phase"] + state.phase] = 1.0
+        rel = [(s - seat) % NUM_SEATS for s in range(NUM_SEATS)]
+        # Indices of the 1.0 entries, written in one numpy call (item-by-item writes cost more).
+        ones = [o["phase"] + state.phase, o["dealer"] + rel[state.dealer]]
         if state.current_player >= 0:
-            out[o["to_act"] + rel(state.current)] = 1.0
-        out[o["dealer"] + rel(state.dealer)] = 1.0
-        for c in state.hands[seat]:
-            out[o["hand"] + c] += 1.0
+            ones.append(o["to_act"] + rel[state.current])
+        hand = o["hand"]
+        if self.rules.double_deck:
+            np.add.at(out, [hand + c for c in state.hands[seat]], 1.0)  # a hand may hold two copies
+        else:
+            ones += [hand + c for c in state.hands[seat]]
         # Calls, in the order they were made: each seat speaks at most once per round.
         for phase, who, action in state.history:
             block = self._round_block.get(phase)
             if block is not None:
                 cols = self.columns[phase]
-                out[o[block] + rel(who) * len(cols) + cols[action]] = 1.0
+                ones.append(o[block] + rel[who] * len(cols) + cols[action])
         if not self.rules.is_bid:
-            out[o["upcard"] + state.upcard] = 1.0
+            ones.append(o["upcard"] + state.upcard)
             if state.upcard_suit >= 0:
-                out[o["upcard_suit"] + state.upcard_suit] = 1.0
+                ones.append(o["upcard_suit"] + state.upcard_suit)
             if state.upcard_taken:
-                out[o["upcard_fate"]] = 1.0
+                ones.append(o["upcard_fate"])
             elif state.turned_down:
-                out[o["upcard_fate"] + 1] = 1.0
+                ones.append(o["upcard_fate"] + 1)
             elif state.trump >= 0:  # ordered, but the dealer sits out and never takes it
-                out[o["upcard_fate"] + 2] = 1.0
+                ones.append(o["upcard_fate"] + 2)
         if state.discarded is not None and seat == state.dealer:
-            out[o["discard"] + state.discarded] = 1.0
+            ones.append(o["discard"] + state.discarded)
         if state.given is not None and seat in (state.bidder, (state.bidder + 2) % NUM_SEATS):
-            out[o["given"] + state.given] = 1.0
+            ones.append(o["given"] + state.given)
             if state.given_back is not None:
-                out[o["given_back"] + state.given_back] = 1.0
+                ones.append(o["given_back"] + state.given_back)
         if state.trump >= 0:
-            out[o["trump"] + state.trump] = 1.0
+            ones.append(o["trump"] + state.trump)
         if state.maker >= 0:
-            out[o["maker"] + rel(state.maker)] = 1.0
-        for s in range(NUM_SEATS):
-            if state.out[s]:
-                out[o["sitting_out"] + rel(s)] = 1.0
-        base = o["tricks"]
-        for k, (_, seats, cards) in enumerate(state.tricks):
-            self._trick(out, base + k * self.trick_size, seats, cards, rel, n)
+            ones.append(o["maker"] + rel[state.maker])
+        ones += [o["sitting_out"] + rel[s] for s in range(NUM_SEATS) if state.out[s]]
+        at = o["tricks"]
+        for _, seats, cards in state.tricks:
+            ones.append(at + rel[seats[0]])
+            ones += [at + NUM_SEATS + rel[s] * n + c for s, c in zip(seats, cards)]
+            at += self.trick_size
         if state.trick:
-            self._trick(out, base + len(state.tricks) * self.trick_size, state.trick_seats, state.trick, rel, n)
+            ones.append(at + rel[state.trick_seats[0]])
+            ones += [at + NUM_SEATS + rel[s] * n + c for s, c in zip(state.trick_seats, state.trick)]
+        out[ones] = 1.0
         mine = seat % 2
         t = self.rules.tricks_per_hand
         out[o["tricks_won"]] = state.tricks_won[mine] / t
         out[o["tricks_won"] + 1] = state.tricks_won[1 - mine] / t
         target = self.rules.game_target
-        out[o["scores"]] = np.clip(state.scores[mine] / target, -SCORE_BOUND, SCORE_BOUND)
-        out[o["scores"] + 1] = np.clip(state.scores[1 - mine] / target, -SCORE_BOUND, SCORE_BOUND)
+        out[o["scores"]] = min(max(state.scores[mine] / target, -SCORE_BOUND), SCORE_BOUND)
+        out[o["scores"] + 1] = min(max(state.scores[1 - mine] / target, -SCORE_BOUND), SCORE_BOUND)
         if self.rules.rubber:
             r = o["rubber"]
             out[r] = state.games_won[mine] / 2
@@ -153,12 +158,6 @@ class Observer:
             out[r + 2] = state.rubber_points[mine] / 6
             out[r + 3] = state.rubber_points[1 - mine] / 6
         return out
-
-    @staticmethod
-    def _trick(out: np.ndarray, at: int, seats: list[int], cards: list[int], rel, n: int) -> None:
-        out[at + rel(seats[0])] = 1.0
-        for s, c in zip(seats, cards):
-            out[at + NUM_SEATS + rel(s) * n + c] = 1.0
 
 
 def _round_actions(table, phase: Phase) -> list[int]:
