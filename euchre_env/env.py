@@ -142,17 +142,13 @@ class raw_env(AECEnv, EzPickle):
         """Legal action ids of the agent to act (empty at the end)."""
         return list(self.game.legal_actions()) if self.game is not None else []
 
-    def _mask(self) -> np.ndarray:
-        mask = np.zeros(len(self.table), np.int8)
-        mask[self.game.legal_actions()] = 1
-        return mask
-
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.agent_name_mapping[agent]
         obs = self.observer.encode(self.game, seat)
         acting = (not self.terminations.get(agent, True) and not self.truncations.get(agent, True)
                   and seat == self.game.current_player)
-        mask = self._mask() if acting else np.zeros(len(self.table), np.int8)
+        # The acting seat's mask is built once per decision (in _select) and shared with its info.
+        mask = self.infos[agent]["action_mask"] if acting else np.zeros(len(self.table), np.int8)
         return {"observation": obs, "action_mask": mask}
 
     # ---------------------------------------------------------------- reset & step
@@ -175,12 +171,15 @@ class raw_env(AECEnv, EzPickle):
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {"action_mask": np.zeros(len(self.table), np.int8)} for a in self.agents}
         self.num_steps = 0
+        self._rewards_set = False
         self._select()
 
     def _select(self) -> None:
         seat = self.game.current_player
         self.agent_selection = self.possible_agents[seat]
-        self.infos[self.agent_selection]["action_mask"] = self._mask()
+        mask = np.zeros(len(self.table), np.int8)
+        mask[self.game.legal_actions()] = 1
+        self.infos[self.agent_selection]["action_mask"] = mask
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -193,17 +192,20 @@ class raw_env(AECEnv, EzPickle):
         self.num_steps += 1
         self._cumulative_rewards[agent] = 0.0
         self.infos[agent] = {"action_mask": np.zeros(len(self.table), np.int8)}
-        self._clear_rewards()
+        if self._rewards_set:  # rewards are instantaneous: clear the last hand's
+            self._clear_rewards()
+            self._rewards_set = False
         game = self.game
         if game.hand_over:
             self._end_hand()
+            self._accumulate_rewards()
+            self._rewards_set = True
             if not self.terminations[agent]:
                 game.next_hand()
         if self.max_steps is not None and self.num_steps >= self.max_steps and not self.terminations[agent]:
             self.truncations = dict.fromkeys(self.agents, True)
         if not (self.terminations[agent] or self.truncations[agent]):
             self._select()
-        self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
