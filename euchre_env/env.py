@@ -31,6 +31,8 @@ Zero-sum. When a hand ends every seat gets its team's points for the hand minus 
 team's (`reward="points"`, default), delivered through `last()` at its next turn;
 `reward="win"` instead gives +1 / -1 when the game ends. Each seat's info then holds
 `hand_result` (maker team, trump, lone flags, tricks, points) and `scores`.
+With `info_state=True` the acting seat's info also holds `information_state`, the structured
+view of what that seat knows (`euchre_env.infostate.InfoState`), for rule-based and search agents.
 
 ## Episodes
 `episode="game"` (default) plays a whole game to the target (a whole rubber with
@@ -54,6 +56,7 @@ from pettingzoo.utils import wrappers
 
 from euchre_env.actions import ActionTable
 from euchre_env.engine import NUM_SEATS, GameState, Phase, team_of
+from euchre_env.infostate import InfoState, information_state
 from euchre_env.observation import Observer
 from euchre_env.render import render_text
 from euchre_env.rules import Rules, option_names
@@ -84,9 +87,10 @@ class raw_env(AECEnv, EzPickle):
         reward: str = "points",
         max_steps: int | None = None,
         render_seat: int | None = None,
+        info_state: bool = False,
         **overrides: Any,
     ) -> None:
-        EzPickle.__init__(self, rules, render_mode, episode, reward, max_steps, render_seat, **overrides)
+        EzPickle.__init__(self, rules, render_mode, episode, reward, max_steps, render_seat, info_state, **overrides)
         super().__init__()
         if isinstance(rules, Rules):
             _check_options(overrides)
@@ -107,6 +111,7 @@ class raw_env(AECEnv, EzPickle):
         self.reward_mode = reward
         self.max_steps = max_steps
         self.render_seat = render_seat
+        self.info_state = bool(info_state)
         self.table = ActionTable(self.rules)
         self.observer = Observer(self.rules)
         self.possible_agents = [f"player_{i}" for i in range(NUM_SEATS)]
@@ -137,6 +142,10 @@ class raw_env(AECEnv, EzPickle):
 
     def str_to_action(self, text: str) -> int:
         return self.table.from_str(text)
+
+    def information_state(self, agent: str) -> InfoState:
+        """What ``agent``'s seat knows, as structured data (see ``euchre_env.infostate``)."""
+        return information_state(self.game, self.agent_name_mapping[agent])
 
     def legal_actions(self) -> list[int]:
         """Legal action ids of the agent to act (empty at the end)."""
@@ -180,6 +189,8 @@ class raw_env(AECEnv, EzPickle):
         mask = np.zeros(len(self.table), np.int8)
         mask[self.game.legal_actions()] = 1
         self.infos[self.agent_selection]["action_mask"] = mask
+        if self.info_state:
+            self.infos[self.agent_selection]["information_state"] = information_state(self.game, seat)
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
