@@ -10,8 +10,13 @@ import numpy as np
 class RandomAgent:
     """Picks uniformly among the legal actions of the mask, from its own seeded generator."""
 
-    def __init__(self, seed: int | np.random.Generator | None = None) -> None:
-        self.rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    name = "random"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.reset(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any] | None = None) -> int:
         legal = np.flatnonzero(observation["action_mask"])
