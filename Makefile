@@ -13,7 +13,7 @@ $(STAMP): pyproject.toml constraints.txt
 	touch $(STAMP)
 
 test: $(STAMP)
-	$(PY) -m ruff check euchre_env agents tests benchmarks
+	$(PY) -m ruff check euchre_env agents training tests benchmarks
 	$(PY) -m pytest
 
 demo: $(STAMP)

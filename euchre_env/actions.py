@@ -18,6 +18,7 @@ convert through the table (``str_to_action`` / ``action_to_str``).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from euchre_env.cards import SUITS
 from euchre_env.rules import Rules
@@ -135,3 +136,9 @@ class ActionTable:
         for a, s in zip(self.actions, self.strings):
             seen.setdefault(f"{a.kind}{a.alone}", s)
         return list(seen.values())
+
+
+@lru_cache(maxsize=64)
+def action_table(rules: Rules) -> ActionTable:
+    """The shared action table of ``rules`` (read-only; built once per rule set)."""
+    return ActionTable(rules)

@@ -161,3 +161,16 @@ def trick_winner(cards: list[int], deck: Deck, trump: int) -> int:
             if key > best_key:
                 best, best_key = i, key
     return best
+
+
+def follow_suit(hand: list[int], led_suit: int | None, suits: tuple[int, ...]) -> list[int]:
+    """Cards of ``hand`` that may be played to a trick whose led effective suit is ``led_suit``.
+
+    A player must follow the suit led when able; leading (``led_suit`` None) or holding
+    none of it, any card may be played. ``suits`` is ``Deck.effective_suits(trump)``.
+    """
+    if led_suit is not None:
+        follow = [c for c in hand if suits[c] == led_suit]
+        if follow:
+            return follow
+    return list(hand)

@@ -27,9 +27,9 @@ from euchre_env.actions import (
     HELP,
     MOON,
     PASS,
-    ActionTable,
+    action_table,
 )
-from euchre_env.cards import SUITS, trick_winner
+from euchre_env.cards import SUITS, follow_suit, trick_winner
 from euchre_env.rules import Rules
 
 NUM_SEATS = 4
@@ -78,7 +78,7 @@ class GameState:
         scores: list[int] | tuple[int, int] | None = None,
     ) -> None:
         self.rules = rules
-        self.table = ActionTable(rules)
+        self.table = action_table(rules)
         self.deck = rules.deck_spec
         self.rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
         self.scores = _parse_scores(scores)
@@ -208,10 +208,7 @@ class GameState:
         if p == Phase.PLAY:
             if self.trick and self.rules.renege == "masked":
                 suits = self.deck.effective_suits(self.trump)
-                led = suits[self.trick[0]]
-                follow = [c for c in hand if suits[c] == led]
-                if follow:
-                    return _unique_ids(t.play_base, follow)
+                return _unique_ids(t.play_base, follow_suit(hand, suits[self.trick[0]], suits))
             return _unique_ids(t.play_base, hand)
         if p == Phase.CALL1:
             if self.rules.dealer_partner_must_go_alone and seat == partner_of(self.dealer):
@@ -408,8 +405,7 @@ class GameState:
         hand = self.hands[seat]
         if self.trick and self.rules.renege == "penalize":
             suits = self.deck.effective_suits(self.trump)
-            led = suits[self.trick[0]]
-            if suits[card] != led and any(suits[c] == led for c in hand) and seat not in self.reneged:
+            if card not in follow_suit(hand, suits[self.trick[0]], suits) and seat not in self.reneged:
                 self.reneged.append(seat)
         hand.remove(card)
         self.trick.append(card)
@@ -427,25 +423,14 @@ class GameState:
     # ------------------------------------------------------------------ scoring
     def hand_points(self) -> list[int]:
         """Points of each team for the hand just played (before renege penalties)."""
-        r = self.rules
         makers = team_of(self.maker)
         made = self.tricks_won[makers]
+        maker_points, defender_points = score_hand(
+            self.rules, made, self.contract, self.maker_alone, self.defender_alone != NOBODY
+        )
         points = [0, 0]
-        if r.is_bid:
-            points[1 - makers] = self.tricks_won[1 - makers]
-            all_tricks = r.tricks_per_hand
-            if self.contract in (HELP, MOON):
-                bonus = (2 if self.contract == HELP else 4) * all_tricks
-                points[makers] = bonus if made == all_tricks else -all_tricks
-            else:
-                points[makers] = made if made >= self.contract else -self.contract
-            return points
-        if made * 2 < r.tricks_per_hand:  # euchred
-            points[1 - makers] = 4 if self.defender_alone != NOBODY else 2
-        elif made == r.tricks_per_hand:  # march
-            points[makers] = 4 if self.maker_alone else 2
-        else:
-            points[makers] = 1
+        points[makers] = maker_points
+        points[1 - makers] = defender_points
         return points
 
     def _finish_hand(self, thrown_in: str | None = None, claimant: int = NOBODY) -> None:
@@ -505,6 +490,30 @@ class GameState:
     def clone(self) -> GameState:
         """An independent copy (random generator included) for search and tests."""
         return copy.deepcopy(self)
+
+
+def score_hand(
+    rules: Rules, made: int, contract: int | str | None, maker_alone: bool, defender_alone: bool
+) -> tuple[int, int]:
+    """(makers' points, defenders' points) of a hand in which the makers took ``made`` tricks.
+
+    Turn-up family: fewer than half the tricks is a euchre (2 to the defenders, 4 against a
+    lone defender), all of them a march (2, or 4 alone), else 1. Bid Euchre: the defenders
+    score their tricks; the makers their tricks if they made the contract, else minus the
+    contract; help and moon score 2 and 4 times the tricks for all of them, else minus the tricks.
+    """
+    all_tricks = rules.tricks_per_hand
+    if rules.is_bid:
+        defenders = all_tricks - made
+        if contract in (HELP, MOON):
+            bonus = (2 if contract == HELP else 4) * all_tricks
+            return (bonus if made == all_tricks else -all_tricks), defenders
+        return (made if made >= contract else -contract), defenders
+    if made * 2 < all_tricks:  # euchred
+        return 0, 4 if defender_alone else 2
+    if made == all_tricks:  # march
+        return (4 if maker_alone else 2), 0
+    return 1, 0
 
 
 def _unique_ids(base: int, cards: list[int]) -> list[int]:

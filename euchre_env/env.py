@@ -54,7 +54,7 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from euchre_env.actions import ActionTable
+from euchre_env.actions import action_table
 from euchre_env.engine import NUM_SEATS, GameState, Phase, team_of
 from euchre_env.infostate import InfoState, information_state
 from euchre_env.observation import Observer
@@ -112,7 +112,7 @@ class raw_env(AECEnv, EzPickle):
         self.max_steps = max_steps
         self.render_seat = render_seat
         self.info_state = bool(info_state)
-        self.table = ActionTable(self.rules)
+        self.table = action_table(self.rules)
         self.observer = Observer(self.rules)
         self.possible_agents = [f"player_{i}" for i in range(NUM_SEATS)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}

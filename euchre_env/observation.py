@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from euchre_env.actions import action_table
 from euchre_env.engine import NUM_SEATS, GameState, Phase
 from euchre_env.rules import Rules
 
@@ -26,10 +27,8 @@ class Observer:
     """Encodes a :class:`GameState` for one seat under a fixed rule set."""
 
     def __init__(self, rules: Rules) -> None:
-        from euchre_env.actions import ActionTable
-
         self.rules = rules
-        table = ActionTable(rules)
+        table = action_table(rules)
         n = rules.deck_spec.num_ids
         self.num_cards = n
         blocks: list[tuple[str, int]] = [

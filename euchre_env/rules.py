@@ -7,6 +7,7 @@ keywords work in ``Rules.preset(...)``, ``euchre_env.env(...)`` and configs.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields, replace
+from functools import cache
 from typing import Any
 
 from euchre_env.cards import RANKS_24, RANKS_32, Deck
@@ -84,8 +85,8 @@ class Rules:
 
     @property
     def deck_spec(self) -> Deck:
-        ranks = RANKS_32 if self.deck == 32 else RANKS_24
-        return Deck(ranks=ranks, joker=self.joker, copies=2 if self.double_deck else 1)
+        """The deck these rules play with (one shared instance, so its tables are built once)."""
+        return _deck(RANKS_32 if self.deck == 32 else RANKS_24, self.joker, 2 if self.double_deck else 1)
 
     @property
     def hand_size(self) -> int:
@@ -101,6 +102,11 @@ class Rules:
     def max_plain_bid(self) -> int:
         """Highest numeric bid; six (or twelve) is only bid as help or moon."""
         return self.tricks_per_hand - 1
+
+
+@cache
+def _deck(ranks: str, joker: bool, copies: int) -> Deck:
+    return Deck(ranks=ranks, joker=joker, copies=copies)
 
 
 def option_names() -> tuple[str, ...]:

@@ -1,0 +1,212 @@
+"""The ``euchre`` command: duplicate matches and rating ladders between agents.
+
+    euchre eval A B --preset knock --hands 20000 --seed 1 [--games N] [--workers 2] [--out DIR]
+                    [--set option=value ...]
+    euchre ladder A B C ... --preset knock --hands 2000 --seed 1 --out DIR [--bootstrap 200]
+
+An agent spec is whatever ``agents.registry.make_agent`` accepts: ``random``, ``rules``,
+``pimc:50``. Bad input (an unknown agent, preset or rules option, a bad value) ends with a
+one-line message and exit status 2; an agent that plays an illegal action, or games that
+never end, with a one-line message and status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import fields
+from typing import Any, NoReturn
+
+from euchre_env.rules import PRESETS, Rules, option_names
+from training.evaluate import (
+    GameTooLongError,
+    IllegalActionError,
+    build_agent,
+    evaluate,
+    match_table,
+    write_match,
+)
+
+PROG = "euchre"
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (no usage block), exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {' '.join(message.split())}\n")
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got {text!r}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog=PROG, description="Evaluate Euchre agents with duplicate matches.")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="{eval,ladder}")
+
+    def common(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--preset", default="knock", help=f"rules preset: {', '.join(PRESETS)} (default knock)")
+        p.add_argument("--set", dest="options", action="extend", nargs="+", default=[], metavar="OPTION=VALUE",
+                       help=f"override a rules option; options: {', '.join(option_names())}")
+        p.add_argument("--hands", type=_positive_int, default=1000,
+                       help="duplicate deals per match, each played twice with the teams swapped (default 1000)")
+        p.add_argument("--games", type=_positive_int, default=None,
+                       help="play N duplicate pairs of whole games instead of single hands (--hands is then unused)")
+        p.add_argument("--seed", type=_non_negative_int, default=0, help="master seed (default 0)")
+        p.add_argument("--workers", type=_positive_int, default=2, help="worker processes (default 2)")
+        p.add_argument("--out", default=None, metavar="DIR", help="write JSON and CSV results (and the ladder PNG)")
+        p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                       help="progress bar on stderr (default: when stderr is a terminal)")
+
+    ev = sub.add_parser("eval", help="a duplicate match of agent A against agent B",
+                        description="A duplicate match: every deal is played twice, the teams swapped.")
+    ev.add_argument("agent_a", metavar="A", help="agent spec (random, rules, pimc:50, ...)")
+    ev.add_argument("agent_b", metavar="B", help="agent spec")
+    common(ev)
+
+    lad = sub.add_parser("ladder", help="a round robin of duplicate matches with Bradley-Terry ratings",
+                         description="Round robin of duplicate matches; Elo-scale Bradley-Terry ratings "
+                                     "anchored at the first agent = 0, with bootstrap intervals over deals.")
+    lad.add_argument("agents", nargs="+", metavar="AGENT", help="two or more agent specs")
+    common(lad)
+    lad.add_argument("--bootstrap", type=_non_negative_int, default=200,
+                     help="bootstrap resamples of the deals for the rating intervals (default 200)")
+    return parser
+
+
+def _fail(message: str, status: int = 2) -> NoReturn:
+    sys.stderr.write(f"{PROG}: error: {' '.join(str(message).split())}\n")
+    raise SystemExit(status)
+
+
+def parse_options(items: list[str]) -> dict[str, Any]:
+    """``["game_target=5", "joker=true"]`` -> typed rules options (typed by the Rules fields)."""
+    defaults = {f.name: f.default for f in fields(Rules)}
+    allowed = option_names()
+    options: dict[str, Any] = {}
+    for item in items:
+        name, sep, text = item.partition("=")
+        name, text = name.strip(), text.strip()
+        if not sep or not name:
+            raise ValueError(f"--set expects OPTION=VALUE, got {item!r}")
+        if name not in allowed:
+            raise ValueError(f"unknown rules option {name!r}; allowed: {', '.join(allowed)}")
+        kind = type(defaults[name])
+        if kind is bool:
+            low = text.lower()
+            if low in ("true", "yes", "on", "1"):
+                options[name] = True
+            elif low in ("false", "no", "off", "0"):
+                options[name] = False
+            else:
+                raise ValueError(f"rules option {name!r} must be true or false, got {text!r}")
+        elif kind is int:
+            try:
+                options[name] = int(text)
+            except ValueError:
+                raise ValueError(f"rules option {name!r} must be an integer, got {text!r}") from None
+        else:
+            options[name] = text
+    return options
+
+
+def make_rules(preset: str, items: list[str]) -> Rules:
+    return Rules.preset(preset, **parse_options(items))
+
+
+def check_agent(spec: str) -> None:
+    """Build the agent once here, so that a bad spec fails before any worker starts."""
+    try:
+        build_agent(spec, 0)
+    except ModuleNotFoundError as exc:
+        raise ValueError(f"agent spec {spec!r} is not available ({exc})") from None
+    except Exception as exc:  # whatever the agent's constructor raises, reported in one line
+        raise ValueError(f"agent spec {spec!r}: {exc}") from None
+
+
+def _describe(rules: Rules, options: list[str], seed: int, n: int, episode: str) -> str:
+    extra = f" ({', '.join(options)})" if options else ""
+    unit = ("deals, each played twice with the teams swapped" if episode == "hand"
+            else "pairs of games from the same seeded deals, the teams swapped")
+    return (f"Duplicate evaluation, preset {rules.preset_name}{extra}, seed {seed}: {n} {unit}. "
+            "Margin = A's points minus B's per hand, 95% t-interval over the duplicate pairs.")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command is None:
+        _fail("missing command: use 'euchre eval A B ...' or 'euchre ladder A B C ...' (see euchre --help)")
+    try:
+        rules = make_rules(args.preset, args.options)
+        specs = [args.agent_a, args.agent_b] if args.command == "eval" else list(args.agents)
+        if args.command == "ladder" and len(specs) < 2:
+            raise ValueError(f"a ladder needs at least two agents, got {len(specs)}")
+        for spec in dict.fromkeys(specs):
+            check_agent(spec)
+    except ValueError as exc:
+        _fail(str(exc))
+    episode, n = ("game", args.games) if args.games else ("hand", args.hands)
+    try:
+        if args.command == "eval":
+            _run_eval(args, rules, episode, n)
+        else:
+            _run_ladder(args, specs, rules, episode, n)
+    except (IllegalActionError, GameTooLongError) as exc:
+        _fail(str(exc), status=1)
+    except KeyboardInterrupt:
+        sys.stderr.write(f"{PROG}: interrupted\n")
+        return 130
+    return 0
+
+
+def _run_eval(args: argparse.Namespace, rules: Rules, episode: str, n: int) -> None:
+    result = evaluate(args.agent_a, args.agent_b, rules, n, args.seed, episode, args.workers,
+                      progress=args.progress)
+    print(_describe(rules, args.options, args.seed, n, episode))
+    print()
+    print(match_table([result]))
+    if args.out:
+        paths = write_match(result, args.out)
+        print(f"\nwrote {', '.join(paths)}")
+
+
+def _run_ladder(args: argparse.Namespace, specs: list[str], rules: Rules, episode: str, n: int) -> None:
+    from training.ladder import ladder_report, run_ladder, write_ladder
+
+    result = run_ladder(specs, rules, n, args.seed, episode, args.workers, args.bootstrap, progress=args.progress)
+    print(_describe(rules, args.options, args.seed, n, episode))
+    print(f"Ratings: Bradley-Terry on duplicate boards, Elo scale, {result.anchor}; "
+          f"intervals from {result.bootstrap} bootstrap resamples of the deals.")
+    print()
+    print(ladder_report(result))
+    if args.out:
+        try:
+            import matplotlib  # noqa: F401
+
+            plot = True
+        except ImportError:
+            plot = False
+            sys.stderr.write(f"{PROG}: matplotlib is not installed, no ladder.png (pip install 'euchre-env[eval]')\n")
+        paths = write_ladder(result, args.out, plot=plot)
+        print(f"\nwrote {', '.join(paths)}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
