@@ -564,9 +564,10 @@ def _parse_deal(rules: Rules, deck: Any, deal: dict[str, Any]) -> dict[str, Any]
         parsed["upcard"] = deck.parse(up) if isinstance(up, str) else _card_id(deck, up)
         counts[parsed["upcard"]] += 1
     parsed["kitty"] = [c for c, n in enumerate(counts) for _ in range(deck.copies - n)]
-    for c, n in enumerate(counts):
+    for c, n in enumerate(counts):  # duplicates first: a duplicate also makes some card missing
         if n > deck.copies:
             raise ValueError(f"deal: card {deck.name(c)} is dealt {n} times (the deck has {deck.copies})")
+    for c, n in enumerate(counts):
         if rules.is_bid and n < deck.copies:
             raise ValueError(f"deal: card {deck.name(c)} is missing (every card is dealt in Bid Euchre)")
     return parsed
