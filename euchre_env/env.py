@@ -52,7 +52,6 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 from euchre_env.actions import action_table
 from euchre_env.engine import NUM_SEATS, GameState, Phase, team_of
@@ -60,6 +59,7 @@ from euchre_env.infostate import InfoState, information_state
 from euchre_env.observation import Observer
 from euchre_env.render import render_text
 from euchre_env.rules import Rules, option_names
+from euchre_env.wrappers import standard_wrappers
 
 EPISODES = ("game", "hand")
 REWARDS = ("points", "win")
@@ -68,11 +68,7 @@ RESET_OPTIONS = ("deal", "scores")
 
 def env(**kwargs: Any) -> AECEnv:
     """The Euchre AEC env with PettingZoo's standard wrappers (illegal action ends the game)."""
-    e = raw_env(**kwargs)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
-    return e
+    return standard_wrappers(raw_env(**kwargs), illegal_reward=-1)
 
 
 class raw_env(AECEnv, EzPickle):

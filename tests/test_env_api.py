@@ -186,3 +186,44 @@ def test_mask_mirrored_in_info_and_zero_for_others():
                 assert env.observe(other)["action_mask"].sum() == 0
                 assert env.infos[other]["action_mask"].sum() == 0
         env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+
+
+def _stock_env(**kwargs):
+    from pettingzoo.utils import wrappers
+
+    e = euchre_env.raw_env(**kwargs)
+    return wrappers.OrderEnforcingWrapper(
+        wrappers.AssertOutOfBoundsWrapper(wrappers.TerminateIllegalWrapper(e, illegal_reward=-1))
+    )
+
+
+@pytest.mark.parametrize("illegal_at", [None, 7])
+def test_fast_wrappers_behave_like_pettingzoo_stock_wrappers(illegal_at):
+    """euchre_env.env() forwards hot attributes with properties; everything observable is PettingZoo's."""
+
+    def trace(env):
+        env.reset(seed=21)
+        rng = np.random.default_rng(0)
+        out = []
+        for i, agent in enumerate(env.agent_iter(300)):
+            obs, rew, term, trunc, info = env.last()
+            if term or trunc:
+                action = None
+            elif i == illegal_at:
+                action = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+            else:
+                action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            out.append((agent, action, rew, term, trunc, obs["observation"].tobytes(), sorted(info)))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                env.step(action)
+        return out, dict(env.rewards), list(env.agents)
+
+    assert trace(euchre_env.env(rules="multiplayer")) == trace(_stock_env(rules="multiplayer"))
+
+
+def test_wrapped_env_errors_before_reset_as_pettingzoo():
+    env = euchre_env.env(rules="knock")
+    with pytest.raises(AttributeError, match="agent_selection cannot be accessed before reset"):
+        _ = env.agent_selection
+    assert str(env) == str(_stock_env(rules="knock"))
