@@ -1,0 +1,326 @@
+"""Throughput of the Euchre env under uniformly random play, next to OpenSpiel's ``euchre``.
+
+Every measurement plays episodes for ``--seconds`` (the last one may stop midway) and counts
+*decisions* (actions chosen by a seat), never the ``step(None)`` of a finished agent nor a
+chance outcome. The reported rate is the median of ``--repeats`` runs; the rows are measured
+round-robin (one run of every row per round), so background load skews the ratios less.
+
+Rows:
+
+* ``wrapped``: ``euchre_env.env(rules=...)``, the env users get (PettingZoo's
+  TerminateIllegal, AssertOutOfBounds and OrderEnforcing wrappers), driven exactly like an
+  RL loop: ``agent_iter()``, ``last()``, read ``observation`` and ``action_mask``, pick
+  uniformly among the legal actions with a seeded ``numpy.random.Generator``, ``step()``.
+* ``raw``: ``euchre_env.raw_env(rules=...)`` driven by the same loop.
+* ``engine``: ``GameState.legal_actions()`` / ``apply()`` only (no observation, no mask),
+  for reference.
+* ``OpenSpiel``: ``pyspiel`` ``euchre`` driven from Python, with a perfect-recall observer
+  filled for the seat to act at every decision (``make_observation(...).set_from``) and
+  ``legal_actions_mask``; chance outcomes sampled by their probabilities (not counted).
+  ``OpenSpiel no-obs`` skips the observer, the counterpart of ``engine``.
+
+The OpenSpiel game is matched to each turn-up preset by its two parameters
+(``stick_the_dealer``, ``allow_lone_defender``); it has no Bid Euchre, so ``bid`` is compared
+with the default ``euchre``. Rules still differ in detail: OpenSpiel plays one hand per
+episode (ours a whole game) and asks "go alone?" as a separate decision.
+
+``ratio`` is ours / OpenSpiel: ``wrapped`` and ``raw`` against ``OpenSpiel``, ``engine``
+against ``OpenSpiel no-obs``.
+
+    .venv/bin/python benchmarks/bench_env.py --seconds 5 --repeats 3 --json benchmarks/results/bench.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+from bisect import bisect
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from itertools import accumulate
+from typing import Any
+
+import numpy as np
+
+# Run as a script, sys.path[0] is benchmarks/; import the checkout's package, not whatever an
+# editable install of another layout resolves to.
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import euchre_env
+from euchre_env.engine import GameState
+from euchre_env.rules import PRESETS, Rules
+
+# OpenSpiel euchre parameters closest to each of our presets.
+OPENSPIEL_PARAMS: dict[str, dict[str, bool]] = {
+    "knock": {"stick_the_dealer": True, "allow_lone_defender": False},
+    "classic": {"stick_the_dealer": False, "allow_lone_defender": False},
+    "multiplayer": {"stick_the_dealer": False, "allow_lone_defender": True},
+    "bid": {"stick_the_dealer": True, "allow_lone_defender": False},  # no Bid Euchre in OpenSpiel
+}
+KINDS = ("wrapped", "raw", "engine", "openspiel")
+CHECK_EVERY = 64  # decisions between two reads of the clock
+
+
+@dataclass
+class Run:
+    """One timed run: decisions (and hands, episodes) played in ``seconds``."""
+
+    decisions: int
+    hands: int
+    episodes: int
+    seconds: float
+
+    @property
+    def rate(self) -> float:
+        return self.decisions / self.seconds
+
+
+@dataclass
+class Result:
+    preset: str
+    env: str
+    runs: list[Run] = field(default_factory=list)
+    note: str = ""
+
+    @property
+    def rate(self) -> float:
+        return statistics.median(r.rate for r in self.runs)
+
+    @property
+    def spread(self) -> float:
+        """Half the range of the runs, relative to the median."""
+        rates = [r.rate for r in self.runs]
+        return (max(rates) - min(rates)) / 2 / self.rate
+
+    @property
+    def per_hand(self) -> float:
+        return sum(r.decisions for r in self.runs) / max(1, sum(r.hands for r in self.runs))
+
+
+# ---------------------------------------------------------------------------- our env
+def run_aec(make: Callable[[], Any], seconds: float, seed: int) -> Run:
+    """Random play through the AEC API, as an RL rollout loop does, for ``seconds``.
+
+    The clock is read every ``CHECK_EVERY`` decisions and may stop an episode midway: under
+    random play a Bid Euchre game to 32 practically never ends (both scores drift negative).
+    """
+    env = make()
+    rng = np.random.default_rng(seed)
+    decisions = hands = episodes = 0
+    env.reset(seed=seed)
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        for _agent in env.agent_iter():
+            obs, _reward, terminated, truncated, _info = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            _x = obs["observation"]  # what a policy network would read
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.integers(legal.size)]))
+            decisions += 1
+            if decisions % CHECK_EVERY == 0 and time.perf_counter() >= deadline:
+                break
+        game = env.unwrapped.game
+        hands += game.hand_number + game.hand_over  # hands finished
+        if not env.agents:
+            episodes += 1
+        if time.perf_counter() >= deadline:
+            break
+        env.reset()  # the env's generator carries on from the seeded first reset
+    return Run(decisions, hands, episodes, time.perf_counter() - start)
+
+
+def run_engine(rules: Rules, seconds: float, seed: int) -> Run:
+    """The rules engine alone: legal_actions() / apply(), no observation or mask."""
+    rng = np.random.default_rng(seed)
+    decisions = hands = episodes = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        game = GameState(rules, rng)
+        while not game.is_over:
+            if game.hand_over:
+                game.next_hand()
+            legal = game.legal_actions()
+            game.apply(legal[rng.integers(len(legal))])
+            decisions += 1
+            if decisions % CHECK_EVERY == 0 and time.perf_counter() >= deadline:
+                break
+        episodes += game.is_over
+        hands += game.hand_number + game.hand_over
+        if time.perf_counter() >= deadline:
+            break
+    return Run(decisions, hands, episodes, time.perf_counter() - start)
+
+
+# ---------------------------------------------------------------------------- OpenSpiel
+def openspiel_available() -> bool:
+    try:
+        import pyspiel  # noqa: F401
+        from open_spiel.python.observation import make_observation  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def load_openspiel(params: dict[str, bool]) -> Any:
+    import pyspiel
+
+    return pyspiel.load_game("euchre", dict(params))
+
+
+def run_openspiel(params: dict[str, bool], seconds: float, seed: int, observe: bool = True) -> Run:
+    """Random play of OpenSpiel's euchre from Python; the observer filled at every decision."""
+    import pyspiel
+    from open_spiel.python.observation import make_observation
+
+    game = load_openspiel(params)
+    obs = make_observation(game, pyspiel.IIGObservationType(perfect_recall=True)) if observe else None
+    rng = np.random.default_rng(seed)
+    decisions = episodes = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.chance_outcomes()
+                cum = list(accumulate(p for _, p in outcomes))
+                i = min(bisect(cum, rng.random() * cum[-1]), len(outcomes) - 1)
+                state.apply_action(outcomes[i][0])
+                continue
+            player = state.current_player()
+            if obs is not None:
+                obs.set_from(state, player)
+                _x = obs.tensor  # what a policy network would read
+            legal = np.flatnonzero(state.legal_actions_mask(player))
+            state.apply_action(int(legal[rng.integers(legal.size)]))
+            decisions += 1
+        episodes += 1
+        if time.perf_counter() >= deadline:
+            break
+    return Run(decisions, episodes, episodes, time.perf_counter() - start)  # one hand per episode
+
+
+# ---------------------------------------------------------------------------- driver
+Job = Callable[[int, float], Run]  # (seed, seconds) -> Run
+WARMUP_S = 0.3
+
+
+def benchmark(presets: list[str], kinds: list[str], seconds: float, repeats: int, seed: int) -> list[Result]:
+    """Every row once per round, ``repeats`` rounds: a burst of background load hits all rows alike."""
+    has_os = "openspiel" in kinds and openspiel_available()
+    if "openspiel" in kinds and not has_os:
+        print("pyspiel not importable: OpenSpiel rows skipped", file=sys.stderr)
+    rows: list[tuple[Result, Job]] = []  # measured rows, in table order
+    table_rows: list[Result] = []  # what the table shows (OpenSpiel rows shared between presets)
+    os_rows: dict[tuple, list[Result]] = {}
+    for preset in presets:
+        rules = Rules.preset(preset)
+        jobs: list[tuple[str, Job]] = []
+        if "wrapped" in kinds:
+            jobs.append(("wrapped", lambda s, t, p=preset: run_aec(lambda: euchre_env.env(rules=p), t, s)))
+        if "raw" in kinds:
+            jobs.append(("raw", lambda s, t, p=preset: run_aec(lambda: euchre_env.raw_env(rules=p), t, s)))
+        if "engine" in kinds:
+            jobs.append(("engine", lambda s, t, r=rules: run_engine(r, t, s)))
+        for name, job in jobs:
+            rows.append((Result(preset, name), job))
+            table_rows.append(rows[-1][0])
+        if not has_os:
+            continue
+        params = OPENSPIEL_PARAMS[preset]
+        key = tuple(sorted(params.items()))
+        pstr = ",".join(f"{k}={str(v).lower()}" for k, v in params.items())
+        if key not in os_rows:
+            os_rows[key] = []
+            for name, observe in (("OpenSpiel", True), ("OpenSpiel no-obs", False)):
+                res = Result(preset, name, note=f"euchre({pstr})")
+                rows.append((res, lambda s, t, pr=params, ob=observe: run_openspiel(pr, t, s, observe=ob)))
+                os_rows[key].append(res)
+        note = f"euchre({pstr})" + (", no Bid Euchre in OpenSpiel" if preset == "bid" else "")
+        table_rows += [Result(preset, r.env, r.runs, note) for r in os_rows[key]]  # shares the runs list
+    for _res, job in rows:
+        job(seed - 1, WARMUP_S)  # warm-up (first-call caches, allocator), not reported
+    for k in range(repeats):
+        for res, job in rows:
+            run = job(seed + k, seconds)
+            res.runs.append(run)
+            label = f"{res.preset} {res.env}" + (f" {res.note}" if res.note else "")
+            print(f"  round {k + 1}/{repeats} {label:<72} {run.rate:>9,.0f} decisions/s "
+                  f"({run.decisions} in {run.seconds:.2f} s)", file=sys.stderr, flush=True)
+    return table_rows
+
+
+def ratio(results: list[Result], r: Result) -> float | None:
+    ref_env = {"wrapped": "OpenSpiel", "raw": "OpenSpiel", "engine": "OpenSpiel no-obs"}.get(r.env)
+    if ref_env is None:
+        return None
+    for o in results:
+        if o.preset == r.preset and o.env == ref_env:
+            return r.rate / o.rate
+    return None
+
+
+def table(results: list[Result]) -> str:
+    lines = [
+        "| preset | env | decisions/s | µs/decision | spread | decisions/hand | ratio ours/OpenSpiel |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for r in results:
+        q = ratio(results, r)
+        env = r.env + (f" ({r.note})" if r.note else "")
+        lines.append(f"| {r.preset} | {env} | {r.rate:,.0f} | {1e6 / r.rate:.1f} | ±{r.spread:.0%} | "
+                     f"{r.per_hand:.1f} | {'' if q is None else f'{q:.2f}'} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=10.0, help="seconds per measurement (default 10)")
+    parser.add_argument("--repeats", type=int, default=3, help="runs per measurement; the median is reported")
+    parser.add_argument("--presets", nargs="+", default=list(PRESETS), choices=PRESETS,
+                        help="rule presets (default: all; knock is the headline)")
+    parser.add_argument("--kinds", nargs="+", default=list(KINDS), choices=KINDS, help="which rows to measure")
+    parser.add_argument("--seed", type=int, default=12345)
+    parser.add_argument("--json", metavar="PATH", help="write the results as JSON to PATH")
+    args = parser.parse_args(argv)
+    if args.seconds <= 0 or args.repeats < 1:
+        parser.error("--seconds must be > 0 and --repeats >= 1")
+
+    results = benchmark(args.presets, args.kinds, args.seconds, args.repeats, args.seed)
+    cmd = " ".join([os.path.relpath(sys.executable), *sys.argv]) if argv is None else "bench_env.main()"
+    print(f"\n`{cmd}`  (Python {platform.python_version()}, {platform.machine()}, "
+          f"median of {args.repeats} x {args.seconds:g} s)\n")
+    print(table(results))
+    if args.json:
+        os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
+        payload = {
+            "command": cmd,
+            "seconds": args.seconds,
+            "repeats": args.repeats,
+            "seed": args.seed,
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+            "numpy": np.__version__,
+            "results": [
+                {"preset": r.preset, "env": r.env, "note": r.note, "decisions_per_s": r.rate,
+                 "decisions_per_hand": r.per_hand, "ratio_vs_openspiel": ratio(results, r),
+                 "runs": [{**asdict(run), "rate": run.rate} for run in r.runs]}
+                for r in results
+            ],
+        }
+        with open(args.json, "w") as f:
+            json.dump(payload, f, indent=2)
+        print(f"\nwrote {args.json}")
+
+
+if __name__ == "__main__":
+    main()
