@@ -85,9 +85,16 @@ class Observer:
         if rules.double_deck:
             lo, sz = self.layout["hand"]
             self.high[lo:lo + sz] = 2.0
+        # Everything encode() needs, precomputed: it runs at every decision of every RL loop.
         self._off = {name: off for name, (off, _) in self.layout.items()}
-        self._round_block = {Phase.CALL1: "call1", Phase.CALL2: "call2", Phase.DEFEND: "defend",
-                             Phase.AUCTION: "auction"}
+        block_of = {Phase.CALL1: "call1", Phase.CALL2: "call2", Phase.DEFEND: "defend", Phase.AUCTION: "auction"}
+        # calling phase -> (block offset, row width per seat, action id -> column)
+        self._calls = {p: (self._off[block_of[p]], len(cols), cols) for p, cols in self.columns.items()}
+        self._rel = tuple(tuple((s - seat) % NUM_SEATS for s in range(NUM_SEATS)) for seat in range(NUM_SEATS))
+        first = self._off["tricks"]
+        self._leader_at = tuple(first + k * self.trick_size for k in range(rules.tricks_per_hand))
+        # [trick][relative seat] -> offset of that seat's card one-hot
+        self._card_at = tuple(tuple(at + NUM_SEATS + q * n for q in range(NUM_SEATS)) for at in self._leader_at)
 
     def encode(self, state: GameState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         """The observation of ``seat``; written into ``out`` when given."""
@@ -96,61 +103,64 @@ class Observer:
         else:
             out.fill(0.0)
         o = self._off
-        n = self.num_cards
-        rel = [(s - seat) % NUM_SEATS for s in range(NUM_SEATS)]
+        rules = self.rules
+        rel = self._rel[seat]
         # Indices of the 1.0 entries, written in one numpy call (item-by-item writes cost more).
         ones = [o["phase"] + state.phase, o["dealer"] + rel[state.dealer]]
+        add = ones.append
         if state.current_player >= 0:
-            ones.append(o["to_act"] + rel[state.current])
+            add(o["to_act"] + rel[state.current])
         hand = o["hand"]
-        if self.rules.double_deck:
+        if rules.double_deck:
             np.add.at(out, [hand + c for c in state.hands[seat]], 1.0)  # a hand may hold two copies
         else:
             ones += [hand + c for c in state.hands[seat]]
         # Calls, in the order they were made: each seat speaks at most once per round.
+        calls = self._calls
         for phase, who, action in state.history:
-            block = self._round_block.get(phase)
-            if block is not None:
-                cols = self.columns[phase]
-                ones.append(o[block] + rel[who] * len(cols) + cols[action])
-        if not self.rules.is_bid:
-            ones.append(o["upcard"] + state.upcard)
+            call = calls.get(phase)
+            if call is not None:
+                at, width, cols = call
+                add(at + rel[who] * width + cols[action])
+        if state.upcard is not None:
+            add(o["upcard"] + state.upcard)
             if state.upcard_suit >= 0:
-                ones.append(o["upcard_suit"] + state.upcard_suit)
+                add(o["upcard_suit"] + state.upcard_suit)
             if state.upcard_taken:
-                ones.append(o["upcard_fate"])
+                add(o["upcard_fate"])
             elif state.turned_down:
-                ones.append(o["upcard_fate"] + 1)
+                add(o["upcard_fate"] + 1)
             elif state.trump >= 0:  # ordered, but the dealer sits out and never takes it
-                ones.append(o["upcard_fate"] + 2)
+                add(o["upcard_fate"] + 2)
         if state.discarded is not None and seat == state.dealer:
-            ones.append(o["discard"] + state.discarded)
+            add(o["discard"] + state.discarded)
         if state.given is not None and seat in (state.bidder, (state.bidder + 2) % NUM_SEATS):
-            ones.append(o["given"] + state.given)
+            add(o["given"] + state.given)
             if state.given_back is not None:
-                ones.append(o["given_back"] + state.given_back)
+                add(o["given_back"] + state.given_back)
         if state.trump >= 0:
-            ones.append(o["trump"] + state.trump)
+            add(o["trump"] + state.trump)
         if state.maker >= 0:
-            ones.append(o["maker"] + rel[state.maker])
+            add(o["maker"] + rel[state.maker])
         ones += [o["sitting_out"] + rel[s] for s in range(NUM_SEATS) if state.out[s]]
-        at = o["tricks"]
-        for _, seats, cards in state.tricks:
-            ones.append(at + rel[seats[0]])
-            ones += [at + NUM_SEATS + rel[s] * n + c for s, c in zip(seats, cards)]
-            at += self.trick_size
+        for k, (_, seats, cards) in enumerate(state.tricks):
+            add(self._leader_at[k] + rel[seats[0]])
+            row = self._card_at[k]
+            ones += [row[rel[s]] + c for s, c in zip(seats, cards)]
         if state.trick:
-            ones.append(at + rel[state.trick_seats[0]])
-            ones += [at + NUM_SEATS + rel[s] * n + c for s, c in zip(state.trick_seats, state.trick)]
+            k = len(state.tricks)
+            add(self._leader_at[k] + rel[state.trick_seats[0]])
+            row = self._card_at[k]
+            ones += [row[rel[s]] + c for s, c in zip(state.trick_seats, state.trick)]
         out[ones] = 1.0
         mine = seat % 2
-        t = self.rules.tricks_per_hand
+        t = rules.tricks_per_hand
         out[o["tricks_won"]] = state.tricks_won[mine] / t
         out[o["tricks_won"] + 1] = state.tricks_won[1 - mine] / t
-        target = self.rules.game_target
+        target = rules.game_target
         out[o["scores"]] = min(max(state.scores[mine] / target, -SCORE_BOUND), SCORE_BOUND)
         out[o["scores"] + 1] = min(max(state.scores[1 - mine] / target, -SCORE_BOUND), SCORE_BOUND)
-        if self.rules.rubber:
+        if rules.rubber:
             r = o["rubber"]
             out[r] = state.games_won[mine] / 2
             out[r + 1] = state.games_won[1 - mine] / 2
