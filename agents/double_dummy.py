@@ -1,0 +1,328 @@
+"""Double-dummy solver for the play phase: every hand open, perfect play by all seats.
+
+``DoubleDummy(deck, trump)`` prepares the card tables of one trump suit (taken from
+:class:`euchre_env.cards.Deck`); :meth:`DoubleDummy.card_values` then gives, for each legal
+card of the seat to play, the number of the remaining tricks the makers' team takes when
+that card is played and everybody plays perfectly afterwards. Scores follow from tricks
+through :func:`euchre_env.engine.score_hand`: scoring is monotone in the makers' tricks,
+so perfect play for tricks is perfect play for points (minimax commutes with a
+non-decreasing map), and :func:`hand_value` turns tricks into a point difference.
+
+Search: fail-soft alpha-beta over plain ints (a hand is a bitmask; bits are numbered so
+that the cards of one effective suit are contiguous and ascend in power), a transposition
+table at trick boundaries holding (lower, upper) bounds, equivalent-card reduction (a
+card is skipped when the next higher live card of its suit is in the same hand: they win
+and lose exactly the same tricks), and move ordering (leaders try high cards first,
+followers low cards first). Which cards may be played comes from
+:func:`euchre_env.cards.follow_suit` and who takes a trick from
+:func:`euchre_env.cards.trick_winner`, so no rule is written here a second time.
+
+``max_tricks`` limits the search to that many trick boundaries and then scores the
+position with :func:`_estimate` (a trump/ace count), the fallback for the 12-card hands
+of the double deck, where an exact solve is too slow in Python.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from euchre_env.cards import Deck, follow_suit, trick_winner
+from euchre_env.engine import score_hand
+from euchre_env.rules import Rules
+
+NUM_SEATS = 4
+
+
+class DoubleDummy:
+    """Tables and a transposition table for one deck and trump suit (reuse it across positions)."""
+
+    def __init__(self, deck: Deck, trump: int) -> None:
+        self.deck = deck
+        self.trump = trump
+        suits = deck.effective_suits(trump)
+        power = deck.powers(trump)
+        self.suits = suits
+        phys = sorted((suits[c], power[c], k, c) for c in range(deck.num_ids) for k in range(deck.copies))
+        self.bit_card: tuple[int, ...] = tuple(c for _, _, _, c in phys)
+        self.card_bits: dict[int, list[int]] = {}
+        for b, c in enumerate(self.bit_card):
+            self.card_bits.setdefault(c, []).append(b)
+        self.bit_suit = tuple(suits[c] for c in self.bit_card)
+        self.suit_mask = [0] * 4
+        for b, s in enumerate(self.bit_suit):
+            self.suit_mask[s] |= 1 << b
+        self.twin_mask = [0] * len(self.bit_card)
+        for bits in self.card_bits.values():
+            for b in bits:
+                for o in bits:
+                    if o != b:
+                        self.twin_mask[b] |= 1 << o
+        # "strength" of each card for the depth-limit estimate
+        self.weight = tuple(
+            (2.0 + power[c] / 200.0) if suits[c] == trump else (1.0 if deck.rank_char(c) == "A" else 0.1)
+            for c in self.bit_card
+        )
+        self._legal: dict[tuple[int, int], int] = {}
+        self.tt: dict[tuple, tuple[float, float]] = {}
+        self._winners: dict[tuple[int, ...], int] = {}  # trick (bits in play order) -> index of the winner
+        self.nodes = 0
+
+    # ------------------------------------------------------------------ conversions
+    def to_masks(self, groups: Sequence[Sequence[int]]) -> list[int]:
+        """One bitmask per group of card ids; the copies of a card are shared out across all groups."""
+        used = 0
+        masks = []
+        for cards in groups:
+            mask = 0
+            for c in cards:
+                for b in self.card_bits[c]:
+                    if not used >> b & 1:
+                        used |= 1 << b
+                        mask |= 1 << b
+                        break
+                else:
+                    raise ValueError(f"card {self.deck.name(c)} appears more often than the deck holds it")
+            masks.append(mask)
+        return masks
+
+    def _allowed(self, hand: int, led: int) -> int:
+        """Bitmask of the cards of ``hand`` that may be played (``led`` -1: leading)."""
+        key = (hand, led)
+        got = self._legal.get(key)
+        if got is None:
+            bits = [b for b in range(len(self.bit_card)) if hand >> b & 1]
+            ok = set(follow_suit([self.bit_card[b] for b in bits], None if led < 0 else led, self.suits))
+            got = 0
+            for b in bits:
+                if self.bit_card[b] in ok:
+                    got |= 1 << b
+            self._legal[key] = got
+        return got
+
+    # ------------------------------------------------------------------ search
+    def card_values(
+        self,
+        hands: Sequence[Sequence[int]],
+        to_play: int,
+        maker_team: int,
+        trick: Sequence[tuple[int, int]] = (),
+        out: Sequence[bool] = (False,) * NUM_SEATS,
+        max_tricks: int | None = None,
+    ) -> dict[int, float]:
+        """Makers' tricks from now on (the trick in progress included) for each legal card of ``to_play``.
+
+        ``hands`` are the cards each seat still holds (card ids), ``trick`` the (seat, card)
+        pairs already played to the trick in progress, ``out`` the seats sitting out (their
+        cards are ignored). Equivalent cards get the value of their representative.
+        """
+        groups = [() if out[s] else hands[s] for s in range(NUM_SEATS)]
+        masks = self.to_masks([*groups, [c for _, c in trick]])
+        trick_mask = masks.pop()
+        t_seats = [s for s, _ in trick]
+        t_bits = []
+        for _, c in trick:  # the bits of the trick's cards, in play order
+            b = next(b for b in self.card_bits[c] if trick_mask >> b & 1)
+            trick_mask &= ~(1 << b)
+            t_bits.append(b)
+        return self._root(masks, to_play, maker_team, t_seats, t_bits, out, max_tricks)
+
+    def value(
+        self,
+        hands: Sequence[Sequence[int]],
+        leader: int,
+        maker_team: int,
+        out: Sequence[bool] = (False,) * NUM_SEATS,
+        max_tricks: int | None = None,
+    ) -> float:
+        """Makers' tricks from a trick boundary (``leader`` to lead) under perfect play."""
+        masks = self.to_masks([() if out[s] else hands[s] for s in range(NUM_SEATS)])
+        search = self._make_search(maker_team, out, max_tricks)
+        remaining = bin(masks[leader]).count("1")
+        return search.boundary(masks, leader, -1.0, remaining + 1.0, 0)
+
+    def value_at_thresholds(
+        self,
+        hands: Sequence[Sequence[int]],
+        leader: int,
+        maker_team: int,
+        thresholds: Sequence[int],
+        out: Sequence[bool] = (False,) * NUM_SEATS,
+    ) -> int:
+        """The largest of ``thresholds`` (ascending) the makers reach from a trick boundary, else 0.
+
+        Null-window searches only: enough when scoring changes only at those trick counts
+        (turn-up family: half the tricks, all the tricks), and much cheaper than an exact value.
+        """
+        masks = self.to_masks([() if out[s] else hands[s] for s in range(NUM_SEATS)])
+        search = self._make_search(maker_team, out, None)
+        reached = 0
+        for k in thresholds:
+            if search.boundary(masks, leader, k - 1.0, float(k), 0) < k:
+                break
+            reached = k
+        return reached
+
+    def _root(self, masks, to_play, maker_team, t_seats, t_bits, out, max_tricks):
+        search = self._make_search(maker_team, out, max_tricks)
+        hand = masks[to_play]
+        led = self.bit_suit[t_bits[0]] if t_bits else -1
+        allowed = self._allowed(hand, led)
+        remaining = bin(hand).count("1")
+        values: dict[int, float] = {}
+        for b in range(len(self.bit_card)):
+            if not allowed >> b & 1:
+                continue
+            card = self.bit_card[b]
+            if card in values:
+                continue
+            masks[to_play] = hand & ~(1 << b)
+            t_seats.append(to_play)
+            t_bits.append(b)
+            values[card] = search(masks, t_seats, t_bits, to_play, -1, remaining + 1, 0)
+            t_seats.pop()
+            t_bits.pop()
+            masks[to_play] = hand
+        return values
+
+    def _make_search(self, maker_team: int, out: Sequence[bool], max_tricks: int | None):
+        """The recursive search for one maker team and set of seats sitting out."""
+        nxt = [0] * NUM_SEATS
+        for s in range(NUM_SEATS):
+            n = (s + 1) % NUM_SEATS
+            while out[n]:
+                n = (n + 1) % NUM_SEATS
+            nxt[s] = n
+        n_active = NUM_SEATS - sum(bool(o) for o in out)
+        bit_card, bit_suit, suit_mask, twin_mask = self.bit_card, self.bit_suit, self.suit_mask, self.twin_mask
+        allowed_of = self._allowed
+        deck, trump = self.deck, self.trump
+        tt = self.tt
+        winners = self._winners
+        out_key = tuple(bool(o) for o in out)
+        limit = max_tricks if max_tricks is not None else 99
+        estimate = self._estimate
+
+        def search(masks, t_seats, t_bits, last, alpha, beta, depth):
+            """Value after ``last`` played; ``depth`` counts completed trick boundaries so far."""
+            self.nodes += 1
+            base = 0.0
+            if len(t_bits) == n_active:
+                key = tuple(t_bits)
+                i = winners.get(key)
+                if i is None:
+                    i = winners[key] = trick_winner([bit_card[b] for b in t_bits], deck, trump)
+                w = t_seats[i]
+                base = 1.0 if w % 2 == maker_team else 0.0
+                return base + boundary(masks, w, alpha - base, beta - base, depth + 1)
+            return play(masks, t_seats, t_bits, nxt[last], alpha, beta, depth)
+
+        def boundary(masks, leader, alpha, beta, depth):
+            remaining = bin(masks[leader]).count("1")
+            if remaining == 0:
+                return 0.0
+            if depth >= limit:
+                return estimate(masks, maker_team, remaining)
+            key = (masks[0], masks[1], masks[2], masks[3], leader, out_key, maker_team,
+                   depth if max_tricks is not None else 0)
+            lo, hi = tt.get(key, (0.0, float(remaining)))
+            if lo >= beta:
+                return lo
+            if hi <= alpha:
+                return hi
+            if lo == hi:
+                return lo
+            a = max(alpha, lo)
+            b = min(beta, hi)
+            v = play(masks, [], [], leader, a, b, depth)
+            if v <= a:
+                hi = min(hi, v)
+            elif v >= b:
+                lo = max(lo, v)
+            else:
+                lo = hi = v
+            tt[key] = (lo, hi)
+            return v
+
+        def play(masks, t_seats, t_bits, seat, alpha, beta, depth):
+            hand = masks[seat]
+            led = bit_suit[t_bits[0]] if t_bits else -1
+            allowed = allowed_of(hand, led)
+            alive = masks[0] | masks[1] | masks[2] | masks[3]
+            for b in t_bits:
+                alive |= 1 << b
+            moves = []
+            m = allowed
+            while m:
+                low = m & -m
+                b = low.bit_length() - 1
+                m ^= low
+                # skip b when the next higher live card of its suit is ours too (and no twin elsewhere)
+                above = alive & suit_mask[bit_suit[b]] & ~((low << 1) - 1)
+                if above:
+                    c = (above & -above)
+                    if hand & c and not (alive & ~hand & (twin_mask[b] | twin_mask[c.bit_length() - 1])):
+                        continue
+                moves.append(b)
+            if not t_bits:
+                moves.reverse()  # leading: high cards first
+            maximize = seat % 2 == maker_team
+            best = -1.0 if maximize else 1e9
+            t_seats.append(seat)
+            for b in moves:
+                masks[seat] = hand & ~(1 << b)
+                t_bits.append(b)
+                v = search(masks, t_seats, t_bits, seat, alpha, beta, depth)
+                t_bits.pop()
+                if maximize:
+                    if v > best:
+                        best = v
+                        if v > alpha:
+                            alpha = v
+                else:
+                    if v < best:
+                        best = v
+                        if v < beta:
+                            beta = v
+                if alpha >= beta:
+                    break
+            masks[seat] = hand
+            t_seats.pop()
+            return best
+
+        search.boundary = boundary
+        return search
+
+    def _estimate(self, masks, maker_team: int, remaining: int) -> float:
+        """Heuristic share of the ``remaining`` tricks for the makers (depth-limited search only)."""
+        w = self.weight
+        score = [0.0, 0.0]
+        for s in range(NUM_SEATS):
+            m = masks[s]
+            while m:
+                low = m & -m
+                score[s % 2] += w[low.bit_length() - 1]
+                m ^= low
+        total = score[0] + score[1]
+        if total <= 0:
+            return remaining / 2
+        return remaining * score[maker_team] / total
+
+
+def hand_value(
+    rules: Rules,
+    made: float,
+    maker_team: int,
+    team: int,
+    contract: int | str | None = None,
+    maker_alone: bool = False,
+    defender_alone: bool = False,
+) -> float:
+    """Point difference (``team`` minus the other team) of a hand the makers end with ``made`` tricks.
+
+    ``made`` may be fractional (a depth-limited estimate); it is then rounded for scoring.
+    """
+    tricks = round(made)
+    tricks = max(0, min(rules.tricks_per_hand, tricks))
+    mk, df = score_hand(rules, tricks, contract, maker_alone, defender_alone)
+    diff = mk - df
+    return float(diff if team == maker_team else -diff)

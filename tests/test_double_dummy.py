@@ -1,0 +1,109 @@
+"""The double-dummy solver agrees with plain minimax over the engine on small endgames."""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import pytest
+
+from agents.double_dummy import DoubleDummy, hand_value
+from euchre_env.engine import GameState, Phase, team_of
+from euchre_env.rules import Rules
+
+
+def _endgame(rules: Rules, rng: np.random.Generator, cards_each: int) -> GameState:
+    """A GameState in the play phase with ``cards_each`` cards per hand, a random trick in progress."""
+    deck = rules.deck_spec
+    while True:
+        state = GameState(rules, int(rng.integers(1 << 30)))
+        pack = [int(c) for c in rng.permutation(deck.cards())]
+        state.hands = [sorted(pack[k * cards_each:(k + 1) * cards_each]) for k in range(4)]
+        state.trump = int(rng.integers(4))
+        state.maker = int(rng.integers(4))
+        state.out = [False] * 4
+        if rng.random() < 0.4:
+            state.out[(state.maker + 2) % 4] = True
+            state.maker_alone = True
+        state.tricks = [(0, [], [])] * (rules.tricks_per_hand - cards_each)
+        state.tricks_won = [0, 0]
+        state.contract = int(rng.integers(1, cards_each + 1)) if rules.is_bid else None
+        state.trick, state.trick_seats = [], []
+        state._set(Phase.PLAY, state.next_active(int(rng.integers(4))))
+        for _ in range(int(rng.integers(0, 3 - sum(state.out) + 1))):  # part of a trick already played
+            legal = state.legal_actions()
+            state.apply(legal[rng.integers(len(legal))])
+        if state.phase == Phase.PLAY:
+            return state
+
+
+def _clone(state: GameState) -> GameState:
+    """A copy of the play-phase fields apply() changes (deepcopy is too slow for a full tree)."""
+    c = copy.copy(state)
+    c.hands = [list(h) for h in state.hands]
+    c.trick, c.trick_seats, c.tricks = list(state.trick), list(state.trick_seats), list(state.tricks)
+    c.tricks_won, c.history = list(state.tricks_won), list(state.history)
+    return c
+
+
+def _minimax(state: GameState, maker_team: int) -> int:
+    """Makers' tricks under perfect play, by exhaustive search over the engine (no pruning)."""
+    if state.hand_over:
+        return state.tricks_won[maker_team]
+    values = []
+    for a in state.legal_actions():
+        child = _clone(state)
+        child.apply(a)
+        values.append(_minimax(child, maker_team))
+    return max(values) if team_of(state.current) == maker_team else min(values)
+
+
+def _child_values(state: GameState) -> dict[int, int]:
+    maker_team = team_of(state.maker)
+    out = {}
+    for a in state.legal_actions():
+        child = _clone(state)
+        child.apply(a)
+        out[state.table.actions[a].arg] = _minimax(child, maker_team) - state.tricks_won[maker_team]
+    return out
+
+
+@pytest.mark.parametrize(
+    "preset,options",
+    [("knock", {}), ("multiplayer", {"joker": True}), ("classic", {"deck": 32}), ("bid", {}),
+     ("bid", {"double_deck": True})],
+)
+def test_solver_matches_brute_force(preset, options):
+    rules = Rules.preset(preset, **options)
+    rng = np.random.default_rng(11)
+    for trial in range(25):
+        cards_each = 2 + trial % 2
+        state = _endgame(rules, rng, cards_each)
+        dd = DoubleDummy(rules.deck_spec, state.trump)
+        got = dd.card_values(
+            state.hands, state.current, team_of(state.maker),
+            trick=list(zip(state.trick_seats, state.trick)), out=state.out,
+        )
+        assert got == pytest.approx(_child_values(state)), (trial, state.hands, state.trick)
+
+
+def test_transposition_table_is_reused_across_positions():
+    rules = Rules.preset("knock")
+    rng = np.random.default_rng(3)
+    state = _endgame(rules, rng, 3)
+    dd = DoubleDummy(rules.deck_spec, state.trump)
+    args = (state.hands, state.current, team_of(state.maker), list(zip(state.trick_seats, state.trick)), state.out)
+    first = dd.card_values(*args)
+    nodes = dd.nodes
+    assert dd.card_values(*args) == first
+    assert dd.nodes - nodes <= nodes
+
+
+def test_hand_value_follows_the_scoring():
+    knock = Rules.preset("knock")
+    assert hand_value(knock, 5, 0, 0, maker_alone=True) == 4
+    assert hand_value(knock, 3, 0, 1) == -1
+    assert hand_value(knock, 2, 1, 0, defender_alone=True) == 4
+    bid = Rules.preset("bid")
+    assert hand_value(bid, 4, 0, 0, contract=4) == 4 - 2
+    assert hand_value(bid, 3, 0, 0, contract=4) == -4 - 3

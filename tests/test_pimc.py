@@ -1,0 +1,62 @@
+"""PIMCAgent picks legal actions in every preset and is reproducible for a seed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.pimc import PIMCAgent
+from agents.registry import make_agent
+from euchre_env.engine import GameState
+from euchre_env.infostate import information_state
+from euchre_env.rules import Rules
+
+CASES = [
+    ("knock", {}), ("classic", {"joker": True}), ("multiplayer", {}), ("multiplayer", {"deck": 32}),
+    ("bid", {}), ("bid", {"joker": True}), ("bid", {"double_deck": True}),
+]
+
+
+def _info(state: GameState) -> dict:
+    mask = np.zeros(len(state.table), dtype=np.int8)
+    mask[state.legal_actions()] = 1
+    return {"action_mask": mask, "information_state": information_state(state, state.current)}
+
+
+@pytest.mark.parametrize("preset,options", CASES)
+def test_pimc_only_plays_legal_actions(preset, options):
+    rules = Rules.preset(preset, **options)
+    agent = PIMCAgent(seed=3, worlds=2)
+    rng = np.random.default_rng(4)
+    hands = 2 if rules.double_deck else 4
+    for h in range(hands):
+        state = GameState(rules, h)
+        while not state.hand_over:
+            if rng.random() < 0.5:  # PIMC for some seats, random for the others
+                action = agent.act(None, _info(state))
+            else:
+                legal = state.legal_actions()
+                action = legal[rng.integers(len(legal))]
+            assert action in state.legal_actions()
+            state.apply(action)
+
+
+def test_pimc_is_reproducible():
+    rules = Rules.preset("knock")
+    rng = np.random.default_rng(9)
+    for g in range(3):
+        state = GameState(rules, g)
+        while not state.hand_over:
+            info = _info(state)
+            a = PIMCAgent(seed=5, worlds=4).act(None, info)
+            assert PIMCAgent(seed=5, worlds=4).act(None, info) == a
+            legal = state.legal_actions()
+            state.apply(legal[rng.integers(len(legal))])
+
+
+def test_pimc_needs_the_information_state_and_is_in_the_registry():
+    agent = make_agent("pimc:3", seed=1)
+    assert isinstance(agent, PIMCAgent) and agent.worlds == 3 and not agent.needs_observation
+    with pytest.raises(ValueError, match="information_state"):
+        agent.act(None, {"action_mask": np.ones(3)})
+
