@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 from collections import Counter
 
 import numpy as np
@@ -211,3 +212,26 @@ def test_engine_determinism_for_a_seed():
     b = play_random(rules, seed=42, max_hands=50, check_every_decision=False)
     assert a.scores == b.scores and a.history == b.history and a.hand_number == b.hand_number
     assert a.phase == Phase.GAME_OVER
+
+
+@pytest.mark.parametrize(("preset", "kwargs"), [("multiplayer", {"rubber": True}), ("bid", {"joker": True})])
+def test_clone_is_independent_and_replays_identically(preset, kwargs):
+    rules = Rules.preset(preset, **kwargs)
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        s = GameState(rules, seed)
+        for _ in range(int(rng.integers(0, 30))):
+            if s.hand_over:
+                break
+            s.apply(s.legal_actions()[0])
+        before = pickle.dumps(s)
+        c = s.clone()
+        for state in (c, s):  # the same random continuation, the next deal included
+            steps = np.random.default_rng(seed)
+            while not state.hand_over:
+                legal = state.legal_actions()
+                state.apply(legal[steps.integers(len(legal))])
+            if not state.is_over:
+                state.next_hand()
+        assert pickle.dumps(c) == pickle.dumps(s)
+        assert pickle.loads(before).history != s.history or s.hand_number > 0
