@@ -100,14 +100,17 @@ def _walk(ranking: list[int], held: Counter, gone: Counter):
             k += 1
 
 
+def _by_suit(T: _Tables, hand, trump: int) -> dict[int, Counter]:
+    """The hand's cards grouped by effective suit under ``trump`` (with their counts)."""
+    by_suit: dict[int, Counter] = {s: Counter() for s in range(4)}
+    for c, n in Counter(hand).items():
+        by_suit[T.suits[trump][c]][c] = n
+    return by_suit
+
+
 def estimate(T: _Tables, hand, trump: int, gone=()) -> float:
     """Tricks the hand should take with ``trump`` as trump (``gone``: cards known out of play)."""
-    suits = T.suits[trump]
-    held = Counter(hand)
-    gone = Counter(gone)
-    by_suit: dict[int, Counter] = {s: Counter() for s in range(4)}
-    for c, n in held.items():
-        by_suit[suits[c]][c] = n
+    by_suit, gone = _by_suit(T, hand, trump), Counter(gone)
     value = 0.0
     n_trumps = 0
     for _, k, _c in _walk(T.ranking[trump][trump], by_suit[trump], gone):
@@ -138,12 +141,7 @@ def estimate(T: _Tables, hand, trump: int, gone=()) -> float:
 
 def losers(T: _Tables, hand, trump: int, gone=()) -> tuple[float, int]:
     """Expected losing tricks playing alone with ``trump``, and the number of trumps held."""
-    suits = T.suits[trump]
-    held = Counter(hand)
-    gone = Counter(gone)
-    by_suit: dict[int, Counter] = {s: Counter() for s in range(4)}
-    for c, n in held.items():
-        by_suit[suits[c]][c] = n
+    by_suit, gone = _by_suit(T, hand, trump), Counter(gone)
     trumps = list(_walk(T.ranking[trump][trump], by_suit[trump], gone))
     n_trumps = len(trumps)
     top_run = sum(1 for _, k, _c in trumps if k == 0)
