@@ -51,9 +51,6 @@ class Phase(IntEnum):
     GAME_OVER = 11
 
 
-DECISION_PHASES = tuple(p for p in Phase if p not in (Phase.HAND_OVER, Phase.GAME_OVER))
-
-
 def team_of(seat: int) -> int:
     return seat % 2
 
@@ -183,9 +180,6 @@ class GameState:
     def current_player(self) -> int:
         """Seat to act, or -1 when nobody does (hand or game over)."""
         return NOBODY if self.hand_over else self.current
-
-    def active(self, seat: int) -> bool:
-        return not self.out[seat]
 
     def next_active(self, seat: int) -> int:
         """The first seat after ``seat`` (clockwise) that is not sitting out."""
