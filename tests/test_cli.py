@@ -75,3 +75,25 @@ def test_errors_are_one_line_with_status_2(argv, fragment, capsys):
 def test_parse_options_types():
     assert parse_options(["game_target=5", "joker=yes", "renege=penalize"]) == {
         "game_target": 5, "joker": True, "renege": "penalize"}
+
+
+def test_a_match_split_into_deal_ranges_merges_to_the_whole(tmp_path, capsys):
+    """eval --first-deal plays the same pairs as one long run; merge gives the same statistics."""
+    whole, part_a, part_b = (str(tmp_path / name) for name in ("whole", "a", "b"))
+    assert main(["eval", "rules", "random", "--hands", "30", "--seed", "4", "--workers", "1", "--out", whole]) == 0
+    assert main(["eval", "rules", "random", "--hands", "12", "--seed", "4", "--out", part_a]) == 0
+    assert main(["eval", "rules", "random", "--hands", "18", "--first-deal", "12", "--seed", "4", "--out", part_b]) == 0
+    merged = str(tmp_path / "merged")
+    assert main(["merge", part_a, part_b, "--out", merged]) == 0
+
+    def load(folder):
+        with open(f"{folder}/eval.json") as f:
+            data = json.load(f)
+        return data["deal_records"], data["margin"], data["margin_low"], data["margin_high"]
+
+    assert load(merged) == load(whole)
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exit_info:
+        main(["merge", part_a, part_a])
+    assert exit_info.value.code == 2
+    assert "deal 0 was played in more than one run" in capsys.readouterr().err

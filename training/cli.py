@@ -3,6 +3,7 @@
     euchre eval A B --preset knock --hands 20000 --seed 1 [--games N] [--workers 2] [--out DIR]
                     [--set option=value ...]
     euchre ladder A B C ... --preset knock --hands 2000 --seed 1 --out DIR [--bootstrap 200]
+    euchre merge RUN_DIR RUN_DIR ... [--out DIR]   (runs of one match over disjoint --first-deal ranges)
 
 An agent spec is whatever ``agents.registry.make_agent`` accepts: ``random``, ``rules``,
 ``pimc:50``. Bad input (an unknown agent, preset or rules option, a bad value) ends with a
@@ -13,6 +14,8 @@ never end, with a one-line message and status 1.
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import sys
 from dataclasses import fields
 from typing import Any, NoReturn
@@ -24,6 +27,7 @@ from training.evaluate import (
     build_agent,
     evaluate,
     match_table,
+    merge_results,
     write_match,
 )
 
@@ -56,7 +60,7 @@ _non_negative_int = _int_at_least(0, "non-negative")
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, description="Evaluate Euchre agents with duplicate matches.")
-    sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="{eval,ladder}")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="{eval,ladder,merge}")
 
     def common(p: argparse.ArgumentParser) -> None:
         p.add_argument("--preset", default="knock", help=f"rules preset: {', '.join(PRESETS)} (default knock)")
@@ -77,6 +81,14 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("agent_a", metavar="A", help="agent spec (random, rules, pimc:50, ...)")
     ev.add_argument("agent_b", metavar="B", help="agent spec")
     common(ev)
+    ev.add_argument("--first-deal", type=_non_negative_int, default=0, metavar="K",
+                    help="play the duplicate pairs K .. K+N-1 (to split a long match into runs; see merge)")
+
+    mer = sub.add_parser("merge", help="one match from several eval runs over disjoint deal ranges",
+                         description="Merge the eval.json of runs of the same match (agents, rules, seed) "
+                                     "played over disjoint ranges of deals (eval --first-deal).")
+    mer.add_argument("runs", nargs="+", metavar="RUN", help="eval.json files, or the --out folders holding them")
+    mer.add_argument("--out", default=None, metavar="DIR", help="write the merged JSON and CSV results")
 
     lad = sub.add_parser("ladder", help="a round robin of duplicate matches with Bradley-Terry ratings",
                          description="Round robin of duplicate matches; Elo-scale Bradley-Terry ratings "
@@ -150,6 +162,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command is None:
         _fail("missing command: use 'euchre eval A B ...' or 'euchre ladder A B C ...' (see euchre --help)")
+    if args.command == "merge":
+        return _run_merge(args)
     try:
         rules = make_rules(args.preset, args.options)
         specs = [args.agent_a, args.agent_b] if args.command == "eval" else list(args.agents)
@@ -175,13 +189,33 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run_eval(args: argparse.Namespace, rules: Rules, episode: str, n: int) -> None:
     result = evaluate(args.agent_a, args.agent_b, rules, n, args.seed, episode, args.workers,
-                      progress=args.progress)
+                      progress=args.progress, first=args.first_deal)
     print(_describe(rules, args.options, args.seed, n, episode))
     print()
     print(match_table([result]))
     if args.out:
         paths = write_match(result, args.out)
         print(f"\nwrote {', '.join(paths)}")
+
+
+def _run_merge(args: argparse.Namespace) -> int:
+    runs = []
+    for path in args.runs:
+        file = os.path.join(path, "eval.json") if os.path.isdir(path) else path
+        try:
+            with open(file) as f:
+                runs.append(json.load(f))
+        except (OSError, ValueError) as exc:
+            _fail(f"cannot read eval results {file!r}: {exc}")
+    try:
+        result = merge_results(runs)
+    except (ValueError, KeyError, TypeError) as exc:
+        _fail(f"cannot merge: {exc}")
+    print(f"Merged {len(runs)} runs: {result.deals} duplicate pairs.\n")
+    print(match_table([result]))
+    if args.out:
+        print(f"\nwrote {', '.join(write_match(result, args.out))}")
+    return 0
 
 
 def _run_ladder(args: argparse.Namespace, specs: list[str], rules: Rules, episode: str, n: int) -> None:

@@ -28,6 +28,7 @@ with a Wilson interval.
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 import math
 import multiprocessing as mp
@@ -278,14 +279,21 @@ def play_match(
     workers: int = 2,
     chunk: int | None = None,
     progress: Progress | None = None,
+    first: int = 0,
 ) -> list[DealRecord]:
-    """Play duplicate pairs ``0 .. n-1``; the records are in index order."""
+    """Play duplicate pairs ``first .. first+n-1``; the records are in index order.
+
+    A pair's cards and agent seeds depend only on the master seed and its index, so a long
+    match can be played in ranges (in separate runs) and merged (:func:`merge_results`).
+    """
     if not isinstance(n, int) or n < 1:
         raise ValueError(f"the number of deals must be a positive int, got {n!r}")
     if not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be a positive int, got {workers!r}")
+    if not isinstance(first, int) or first < 0:
+        raise ValueError(f"the first deal index must be a non-negative int, got {first!r}")
     chunk = chunk or default_chunk(n, workers, match.episode)
-    bounds = [(s, min(s + chunk, n)) for s in range(0, n, chunk)]
+    bounds = [(s, min(s + chunk, first + n)) for s in range(first, first + n, chunk)]
     records: list[DealRecord] = []
     tally = _Tally()
 
@@ -546,6 +554,7 @@ def evaluate(
     workers: int = 2,
     chunk: int | None = None,
     progress: bool | None = False,
+    first: int = 0,
 ) -> MatchResult:
     """A duplicate match of ``n`` pairs (deals, or games with ``episode="game"``) of A against B.
 
@@ -562,8 +571,27 @@ def evaluate(
         unit = "deals" if episode == "hand" else "game pairs"
         bar = Progress(n, f"{spec_name(agent_a)} vs {spec_name(agent_b)}", unit)
     start = time.perf_counter()
-    records = play_match(match, n, workers, chunk, bar)
+    records = play_match(match, n, workers, chunk, bar, first)
     return summarize(match, records, time.perf_counter() - start, workers)
+
+
+def merge_results(results: Sequence[dict[str, Any]]) -> MatchResult:
+    """One match from the JSON of several runs of the same match over disjoint deal ranges."""
+    if not results:
+        raise ValueError("nothing to merge")
+    keys = ("agent_a", "agent_b", "rules", "episode", "seed")
+    head = results[0]
+    for other in results[1:]:
+        for key in keys:
+            if other.get(key) != head.get(key):
+                raise ValueError(f"runs of different matches: {key} {head.get(key)!r} vs {other.get(key)!r}")
+    records = sorted((DealRecord(**r) for res in results for r in res["deal_records"]), key=lambda r: r.index)
+    for a, b in itertools.pairwise(records):
+        if a.index == b.index:
+            raise ValueError(f"deal {a.index} was played in more than one run")
+    match = Match(head["agent_a"], head["agent_b"], Rules.from_dict(head["rules"]), head["episode"], head["seed"])
+    seconds = sum(res["seconds"] for res in results)
+    return summarize(match, records, seconds, max(res["workers"] for res in results))
 
 
 # ---------------------------------------------------------------------------------- tables
