@@ -95,10 +95,8 @@ class GameState:
         """Deal the next hand after HAND_OVER; the deal passes to the left."""
         if self.phase != Phase.HAND_OVER:
             raise ValueError(f"next_hand() needs phase HAND_OVER, the game is in {self.phase.name}")
-        self.dealer = (self.dealer + 1) % NUM_SEATS
-        parsed = _parse_deal(self.rules, self.deck, deal) if deal is not None else None
-        if parsed is not None:
-            self.dealer = parsed["dealer"]
+        parsed = _parse_deal(self.rules, self.deck, deal) if deal is not None else None  # may raise: first
+        self.dealer = parsed["dealer"] if parsed is not None else (self.dealer + 1) % NUM_SEATS
         self.hand_number += 1
         self._start_hand(parsed)
 

@@ -235,3 +235,20 @@ def test_clone_is_independent_and_replays_identically(preset, kwargs):
                 state.next_hand()
         assert pickle.dumps(c) == pickle.dumps(s)
         assert pickle.loads(before).history != s.history or s.hand_number > 0
+
+
+def test_bad_scripted_next_deal_leaves_the_game_unchanged():
+    rules = Rules.preset("knock")
+    s = GameState(rules, 3)
+    rng = np.random.default_rng(3)
+    while not s.hand_over:
+        legal = s.legal_actions()
+        s.apply(legal[rng.integers(len(legal))])
+
+    def snapshot(state):  # the game's own fields (the shared deck caches its lookup tables lazily)
+        return pickle.dumps({k: v for k, v in vars(state).items() if k not in ("deck", "table", "rules")})
+
+    before = snapshot(s)
+    with pytest.raises(ValueError, match="ZZ"):
+        s.next_hand({"dealer": 2, "hands": [["ZZ"] * 5] * 4, "upcard": "9H"})
+    assert snapshot(s) == before
