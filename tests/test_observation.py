@@ -99,12 +99,15 @@ def test_different_information_states_never_share_an_encoding(preset, kwargs):
     assert len(seen) > 5000
 
 
+KNOCK_HANDS = [["9C", "TC", "JC", "QC", "KC"], ["AC", "9D", "TD", "JD", "QD"],
+               ["KD", "AD", "9H", "TH", "JH"], ["QH", "KH", "AH", "9S", "TS"]]
+
+
 def test_private_cards_do_not_leak():
     """Swapping the hidden cards of the other seats leaves a seat's observation unchanged."""
     rules = Rules.preset("knock")
     observer = Observer(rules)
-    base = {"dealer": 3, "hands": [["9C", "TC", "JC", "QC", "KC"], ["AC", "9D", "TD", "JD", "QD"],
-                                   ["KD", "AD", "9H", "TH", "JH"], ["QH", "KH", "AH", "9S", "TS"]],
+    base = {"dealer": 3, "hands": KNOCK_HANDS,
             "upcard": "JS"}
     swapped = {**base, "hands": [base["hands"][0], base["hands"][2], base["hands"][1], base["hands"][3]]}
     a, b = GameState(rules, 0, deal=base), GameState(rules, 0, deal=swapped)
@@ -115,8 +118,7 @@ def test_private_cards_do_not_leak():
 def test_dealer_discard_seen_by_dealer_only_and_lone_play_seen_by_leader():
     rules = Rules.preset("knock")
     observer = Observer(rules)
-    deal = {"dealer": 0, "hands": [["9C", "TC", "JC", "QC", "KC"], ["AC", "9D", "TD", "JD", "QD"],
-                                   ["KD", "AD", "9H", "TH", "JH"], ["QH", "KH", "AH", "9S", "TS"]],
+    deal = {"dealer": 0, "hands": KNOCK_HANDS,
             "upcard": "JS"}
     lay = observer.layout
     s = GameState(rules, 0, deal=deal)

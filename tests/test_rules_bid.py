@@ -15,6 +15,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from scenario import act, legal
 
 import euchre_env
 from euchre_env import GameState, Phase, Rules
@@ -30,25 +31,6 @@ def deal(hands, dealer=0) -> dict:
 def game(hands, dealer=0, scores=None, seed=0, **options) -> GameState:
     """A fresh Bid Euchre game (with rule ``options``) whose first hand is ``hands``."""
     return GameState(Rules.preset("bid", **options), seed, deal=deal(hands, dealer), scores=scores)
-
-
-def legal(state: GameState) -> list[str]:
-    return [state.table.to_str(a) for a in state.legal_actions()]
-
-
-def act(state: GameState, *moves: str) -> GameState:
-    """Apply ``"seat:action"`` moves, checking the seat to act and the legality of each first."""
-    for move in moves:
-        seat, _, text = move.partition(":")
-        assert state.current_player == int(seat), (
-            f"{move!r}: seat {state.current_player} is to act in {state.phase.name}, not seat {seat}"
-        )
-        action = state.table.from_str(text)
-        assert action in state.legal_actions(), (
-            f"{move!r} is not legal in {state.phase.name}; legal: {legal(state)}"
-        )
-        state.apply(action)
-    return state
 
 
 def plays(*tricks: str) -> list[str]:
