@@ -1,4 +1,4 @@
-"""Agent specs on the command line and in configs: ``random``, ``rules``, ``pimc:50``, a checkpoint path."""
+"""Agent specs on the command line and in configs: ``random``, ``rules``, ``pimc:50``, a checkpoint path (``.pt``)."""
 
 from __future__ import annotations
 
@@ -20,9 +20,18 @@ def agent_names() -> list[str]:
 def make_agent(spec: str, seed: int | None = None, **kwargs: Any):
     """Build the agent a spec names. Unknown specs raise ValueError listing the known ones."""
     text = str(spec).strip()
+    if text.endswith(".pt"):
+        from agents.neural import NeuralAgent
+
+        agent = NeuralAgent(text, seed=seed, **kwargs)
+        agent.name = text
+        return agent
     name, _, param = text.partition(":")
     if name not in _AGENTS:
-        raise ValueError(f"unknown agent spec {spec!r}; known: {', '.join(agent_names())} (e.g. 'pimc:50')")
+        raise ValueError(
+            f"unknown agent spec {spec!r}; known: {', '.join(agent_names())} (e.g. 'pimc:50'), or a checkpoint path "
+            "ending in .pt"
+        )
     module, cls, param_name = _AGENTS[name]
     if param:
         if param_name is None:

@@ -4,11 +4,13 @@
                     [--set option=value ...]
     euchre ladder A B C ... --preset knock --hands 2000 --seed 1 --out DIR [--bootstrap 200]
     euchre merge RUN_DIR RUN_DIR ... [--out DIR]   (runs of one match over disjoint --first-deal ranges)
+    euchre train --config configs/knock.yaml [--set section.key=value ...] [--run-name NAME] [--resume]
 
 An agent spec is whatever ``agents.registry.make_agent`` accepts: ``random``, ``rules``,
-``pimc:50``. Bad input (an unknown agent, preset or rules option, a bad value) ends with a
-one-line message and exit status 2; an agent that plays an illegal action, or games that
-never end, with a one-line message and status 1.
+``pimc:50``, or a checkpoint path ending in ``.pt``. Bad input (an unknown agent, preset or
+rules option, a bad value, a bad config or checkpoint) ends with a one-line message and exit
+status 2; an agent that plays an illegal action, or games that never end, with a one-line
+message and status 1.
 """
 
 from __future__ import annotations
@@ -60,7 +62,7 @@ _non_negative_int = _int_at_least(0, "non-negative")
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, description="Evaluate Euchre agents with duplicate matches.")
-    sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="{eval,ladder,merge}")
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="{eval,ladder,merge,train}")
 
     def common(p: argparse.ArgumentParser) -> None:
         p.add_argument("--preset", default="knock", help=f"rules preset: {', '.join(PRESETS)} (default knock)")
@@ -97,6 +99,20 @@ def build_parser() -> argparse.ArgumentParser:
     common(lad)
     lad.add_argument("--bootstrap", type=_non_negative_int, default=200,
                      help="bootstrap resamples of the deals for the rating intervals (default 200)")
+
+    tr = sub.add_parser("train", help="self-play PPO training from a YAML config",
+                        description="Self-play PPO with a league; TensorBoard logs and checkpoints in "
+                                    "RUNS_DIR/RUN_NAME, then a duplicate evaluation of the best checkpoint.")
+    tr.add_argument("--config", default=None, metavar="PATH", help="YAML config (default: the built-in defaults)")
+    tr.add_argument("--set", dest="overrides", action="extend", nargs="+", default=[], metavar="KEY=VALUE",
+                    help="override a config value, e.g. ppo.lr=3e-4 run.total_decisions=100000")
+    tr.add_argument("--run-name", default=None, metavar="NAME", help="run folder name (default PRESET-seedSEED)")
+    tr.add_argument("--runs-dir", default="runs", metavar="DIR", help="where run folders go (default runs)")
+    tr.add_argument("--resume", action="store_true", help="continue the run from its latest.pt")
+    tr.add_argument("--final-eval", action=argparse.BooleanOptionalAction, default=True,
+                    help="evaluate the best checkpoint against final_eval.opponents at the end (default on)")
+    tr.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True,
+                    help="a progress line per update on stderr (default on)")
     return parser
 
 
@@ -164,6 +180,8 @@ def main(argv: list[str] | None = None) -> int:
         _fail("missing command: use 'euchre eval A B ...' or 'euchre ladder A B C ...' (see euchre --help)")
     if args.command == "merge":
         return _run_merge(args)
+    if args.command == "train":
+        return _run_train(args)
     try:
         rules = make_rules(args.preset, args.options)
         specs = [args.agent_a, args.agent_b] if args.command == "eval" else list(args.agents)
@@ -215,6 +233,43 @@ def _run_merge(args: argparse.Namespace) -> int:
     print(match_table([result]))
     if args.out:
         print(f"\nwrote {', '.join(write_match(result, args.out))}")
+    return 0
+
+
+def _run_train(args: argparse.Namespace) -> int:
+    try:
+        from training.config import load_config
+        from training.train import Trainer, run_dir_for
+    except ModuleNotFoundError as exc:
+        _fail(f"training needs the train extra ({exc}): pip install 'euchre-env[train]'")
+    from training.checkpoint import CheckpointError
+
+    try:
+        config = load_config(args.config, args.overrides)
+        run_dir = run_dir_for(config, args.run_name, args.runs_dir)
+        if args.resume and args.config is None:  # the run's own config, with the overrides given now
+            config = load_config(os.path.join(run_dir, "config.yaml"), args.overrides)
+        trainer = Trainer(config, run_dir, resume=args.resume)
+    except (ValueError, CheckpointError) as exc:
+        _fail(str(exc))
+    try:
+        result = trainer.train(progress=args.progress)
+    except KeyboardInterrupt:
+        sys.stderr.write(f"{PROG}: interrupted; continue with --resume (from the last checkpoint)\n")
+        return 130
+    print(f"Trained {result.updates} updates, {result.decisions:,} decisions in {result.seconds / 60:.1f} min; "
+          f"checkpoints in {os.path.join(run_dir, 'checkpoints')}")
+    print(f"TensorBoard: tensorboard --logdir {args.runs_dir}")
+    if args.final_eval and config.final_eval.opponents:
+        fe = config.final_eval
+        print(f"\nDuplicate evaluation of {result.best_path}, preset {config.rules.preset}, seed {fe.seed}: "
+              "margin = the checkpoint's points minus the opponent's per hand, 95% t-interval over duplicate pairs.\n")
+        results = trainer.evaluate(fe.opponents, fe.seed, fe.workers, path=result.best_path)
+        print(match_table(results))
+        out = os.path.join(run_dir, "final_eval")
+        for r in results:
+            write_match(r, os.path.join(out, r.agent_b.replace(":", "_")))
+        print(f"\nwrote {out}")
     return 0
 
 

@@ -1,0 +1,130 @@
+"""Checkpoints: plain data only, written atomically, checked when read.
+
+A checkpoint is a ``torch.save`` of a dict holding nothing but tensors, numbers, strings,
+lists and dicts, so that ``torch.load(weights_only=True)`` can read it: a file from a
+stranger cannot run code. It names its format and version, the rules as plain data and a
+fingerprint of the observation layout and action table; a loader refuses a file whose
+rules or fingerprint do not match what it is asked to play, with a message that says so.
+
+Writes go to a temporary file in the same folder that is then renamed over the target
+(``os.replace`` is atomic), so a run killed at any moment leaves either the previous
+complete checkpoint or the new one, never a torn file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from typing import Any
+
+import torch
+
+from euchre_env.actions import action_table
+from euchre_env.observation import Observer
+from euchre_env.rules import Rules
+from training.model import ActorCritic
+
+FORMAT = "euchre-env-checkpoint"
+VERSION = 1
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be used: missing, damaged, foreign, or for other rules."""
+
+
+def fingerprint(rules: Rules) -> str:
+    """A short hash of what a network's inputs and outputs mean under ``rules``."""
+    layout = Observer(rules).layout
+    spec = {"layout": layout, "actions": list(action_table(rules).strings)}
+    return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def rules_key(rules: Rules) -> dict[str, Any]:
+    """The rules as plain data, without the preset label (two names for one rule set are equal)."""
+    data = rules.to_dict()
+    data.pop("preset_name", None)
+    return data
+
+
+def check_rules(path: str, trained: Rules, here: Rules) -> None:
+    """Raise a CheckpointError naming every option in which ``trained`` and ``here`` differ."""
+    want, have = rules_key(trained), rules_key(here)
+    if want != have:
+        diff = ", ".join(f"{k}={want[k]!r} there, {have[k]!r} here" for k in want if want[k] != have[k])
+        raise CheckpointError(f"checkpoint {path!r} was trained for other rules: {diff}")
+
+
+def model_payload(model: ActorCritic, rules: Rules, hidden: list[int]) -> dict[str, Any]:
+    """What a player of the network needs: weights, shape, rules and fingerprint."""
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "model": {k: v.detach().clone() for k, v in model.state_dict().items()},
+        "hidden": list(hidden),
+        "obs_size": model.obs_size,
+        "num_actions": model.num_actions,
+        "rules": rules.to_dict(),
+        "fingerprint": fingerprint(rules),
+    }
+
+
+def save_checkpoint(payload: dict[str, Any], path: str) -> None:
+    """Write ``payload`` to ``path`` atomically (temporary file, fsync, rename)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    tmp = f"{path}.tmp-{os.getpid()}"
+    try:
+        with open(tmp, "wb") as f:
+            torch.save(payload, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
+def load_checkpoint(path: str, rules: Rules | None = None) -> dict[str, Any]:
+    """Read and check a checkpoint; ``rules``, when given, must be the checkpoint's rules."""
+    if not os.path.isfile(path):
+        raise CheckpointError(f"no checkpoint file at {path!r}")
+    try:
+        data = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as e:  # torch raises many kinds for a damaged file; all mean the same here
+        kind = type(e).__name__
+        raise CheckpointError(
+            f"{path!r} is not a readable checkpoint (truncated, damaged, or holding more than plain data): "
+            f"{kind}: {str(e).splitlines()[0] if str(e) else ''}"
+        ) from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise CheckpointError(f"{path!r} is not a euchre-env checkpoint (no format tag {FORMAT!r})")
+    if data.get("version") != VERSION:
+        raise CheckpointError(f"{path!r} has checkpoint version {data.get('version')!r}; this code reads {VERSION}")
+    for key in ("model", "hidden", "obs_size", "num_actions", "rules", "fingerprint"):
+        if key not in data:
+            raise CheckpointError(f"{path!r} is missing {key!r}")
+    try:
+        saved_rules = Rules.from_dict(data["rules"])
+    except (TypeError, ValueError) as e:
+        raise CheckpointError(f"{path!r} holds invalid rules: {e}") from None
+    if data["fingerprint"] != fingerprint(saved_rules):
+        raise CheckpointError(
+            f"{path!r} was written for another observation layout or action table (fingerprint "
+            f"{data['fingerprint']}, this code gives {fingerprint(saved_rules)} for its rules); retrain or use "
+            "the euchre-env version that wrote it"
+        )
+    if rules is not None:
+        check_rules(path, saved_rules, rules)
+    data["rules"] = saved_rules
+    return data
+
+
+def build_model(data: dict[str, Any]) -> ActorCritic:
+    """The network of a loaded checkpoint, weights in, in eval mode."""
+    model = ActorCritic(int(data["obs_size"]), int(data["num_actions"]), [int(h) for h in data["hidden"]])
+    try:
+        model.load_state_dict(data["model"])
+    except (RuntimeError, KeyError, TypeError) as e:
+        raise CheckpointError(f"checkpoint weights do not fit the network they describe: {e}") from None
+    return model.eval()

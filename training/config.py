@@ -1,0 +1,196 @@
+"""The trainer's configuration: every hyperparameter named in one place.
+
+A config is a YAML file of sections (``run``, ``rules``, ``model``, ``ppo``, ``league``,
+``eval``, ``final_eval``) over the defaults below; ``--set section.key=value`` overrides any
+value (the value is read as YAML: ``--set ppo.lr=3e-4``). A mapping value such as ``league.mix``
+is replaced as a whole (``--set 'league.mix={self: 1, rules: 1}'``). An unknown section or key,
+or a value of the wrong type, is an error that names it.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import asdict, dataclass, field, fields, is_dataclass
+from typing import Any
+
+import yaml
+
+from euchre_env.rules import Rules
+
+
+@dataclass
+class RunConfig:
+    seed: int = 1
+    total_decisions: int = 2_000_000  # learner decisions to train on (forced moves are not counted)
+    max_minutes: float = 0.0  # stop earlier when training has taken this long (0: no limit)
+    torch_threads: int = 2
+    checkpoint_every: int = 10  # updates between checkpoints (latest.pt)
+
+
+@dataclass
+class RulesConfig:
+    preset: str = "knock"
+    options: dict[str, Any] = field(default_factory=dict)  # rules options of RULES.md over the preset
+
+
+@dataclass
+class ModelConfig:
+    hidden: list[int] = field(default_factory=lambda: [256, 256])
+
+
+@dataclass
+class PPOConfig:
+    num_games: int = 128  # games stepped in lockstep, one batched forward pass per step
+    rollout_decisions: int = 8192  # learner decisions per update (hands in progress are finished)
+    lr: float = 3e-4
+    anneal_lr: bool = True
+    gamma: float = 1.0  # within a hand; every hand is its own episode for the returns
+    gae_lambda: float = 0.95
+    epochs: int = 4
+    minibatch_size: int = 2048
+    clip: float = 0.2
+    clip_value: bool = False
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    target_kl: float = 0.0  # stop the epochs of an update when the approximate KL passes this (0: never)
+    norm_adv: bool = True
+    reward_scale: float = 0.25  # hand points times this is the reward the learner sees
+
+
+@dataclass
+class LeagueConfig:
+    # Who the learner plays, drawn per game: "self" (all four seats learn), "past" (a frozen earlier
+    # snapshot holds one team) or any agent spec of agents.registry (random, rules, pimc:N).
+    mix: dict[str, float] = field(default_factory=lambda: {"self": 0.5, "past": 0.2, "rules": 0.25, "random": 0.05})
+    snapshot_every: int = 20  # updates between snapshots added to the league
+    max_snapshots: int = 10  # the oldest is dropped beyond this
+
+
+@dataclass
+class EvalConfig:
+    every: int = 25  # updates between duplicate evaluations (0: never)
+    hands: int = 500  # duplicate deals per opponent (each played twice)
+    opponents: list[str] = field(default_factory=lambda: ["random", "rules"])
+    seed: int = 12345
+    workers: int = 1
+
+
+@dataclass
+class FinalEvalConfig:
+    # At the end of training: the best checkpoint against each opponent, with this many duplicate deals.
+    opponents: dict[str, int] = field(default_factory=lambda: {"random": 2000, "rules": 2000, "pimc:50": 100})
+    seed: int = 2026
+    workers: int = 2
+
+
+@dataclass
+class TrainConfig:
+    run: RunConfig = field(default_factory=RunConfig)
+    rules: RulesConfig = field(default_factory=RulesConfig)
+    model: ModelConfig = field(default_factory=ModelConfig)
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    league: LeagueConfig = field(default_factory=LeagueConfig)
+    eval: EvalConfig = field(default_factory=EvalConfig)
+    final_eval: FinalEvalConfig = field(default_factory=FinalEvalConfig)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TrainConfig:
+        config = cls()
+        _merge(config, data, "")
+        config.validate()
+        return config
+
+    def make_rules(self) -> Rules:
+        return Rules.preset(self.rules.preset, **self.rules.options)
+
+    def validate(self) -> None:
+        self.make_rules()  # unknown preset or option: Rules says which
+        p, lg = self.ppo, self.league
+        _positive("run.total_decisions", self.run.total_decisions)
+        _positive("run.torch_threads", self.run.torch_threads)
+        _positive("run.checkpoint_every", self.run.checkpoint_every)
+        _positive("ppo.num_games", p.num_games)
+        _positive("ppo.rollout_decisions", p.rollout_decisions)
+        _positive("ppo.minibatch_size", p.minibatch_size)
+        _positive("ppo.epochs", p.epochs)
+        _positive("ppo.lr", p.lr)
+        if not self.model.hidden or any(not isinstance(h, int) or h < 1 for h in self.model.hidden):
+            raise ValueError(f"config model.hidden must be a non-empty list of positive ints, got {self.model.hidden}")
+        if not 0 <= p.gamma <= 1 or not 0 <= p.gae_lambda <= 1:
+            raise ValueError("config ppo.gamma and ppo.gae_lambda must lie in [0, 1]")
+        if not lg.mix or any(not isinstance(w, (int, float)) or w < 0 for w in lg.mix.values()):
+            raise ValueError(f"config league.mix must map opponents to non-negative weights, got {lg.mix}")
+        if sum(lg.mix.values()) <= 0:
+            raise ValueError("config league.mix: the weights sum to zero")
+        from agents.registry import make_agent
+
+        for spec in [*lg.mix, *self.eval.opponents, *self.final_eval.opponents]:
+            if spec not in ("self", "past"):
+                make_agent(spec)  # an unknown agent spec fails here, before training starts
+        _positive("league.snapshot_every", lg.snapshot_every)
+        _positive("league.max_snapshots", lg.max_snapshots)
+
+
+def _positive(name: str, value: Any) -> None:
+    if value <= 0:
+        raise ValueError(f"config {name} must be positive, got {value!r}")
+
+
+def _merge(target: Any, data: Any, prefix: str) -> None:
+    if not isinstance(data, dict):
+        raise ValueError(f"config {prefix.rstrip('.') or 'file'} must be a mapping, got {data!r}")
+    known = {f.name: f for f in fields(target)}
+    for key, value in data.items():
+        name = f"{prefix}{key}"
+        if key not in known:
+            raise ValueError(f"unknown config key {name!r}; known here: {', '.join(known)}")
+        current = getattr(target, key)
+        if is_dataclass(current):
+            _merge(current, value, name + ".")
+        else:
+            setattr(target, key, _checked(name, current, value))
+
+
+def _checked(name: str, current: Any, value: Any) -> Any:
+    """``value`` if it has the type of the default ``current`` (an int is accepted for a float)."""
+    if isinstance(current, bool):
+        ok = isinstance(value, bool)
+    elif isinstance(current, float):
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        value = float(value) if ok else value
+    elif isinstance(current, int):
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    else:
+        ok = isinstance(value, type(current))
+    if not ok:
+        raise ValueError(f"config {name} must be a {type(current).__name__}, got {value!r}")
+    return copy.deepcopy(value)
+
+
+def load_config(path: str | None = None, overrides: list[str] = ()) -> TrainConfig:
+    """The config of a YAML file (or the defaults) with ``section.key=value`` overrides applied."""
+    data: dict[str, Any] = {}
+    if path is not None:
+        try:
+            with open(path) as f:
+                data = yaml.safe_load(f) or {}
+        except OSError as e:
+            raise ValueError(f"cannot read config {path!r}: {e.strerror}") from None
+        except yaml.YAMLError as e:
+            raise ValueError(f"config {path!r} is not valid YAML: {e}") from None
+    for item in overrides:
+        key, sep, text = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--set expects section.key=value, got {item!r}")
+        *parents, leaf = key.strip().split(".")
+        node = data
+        for part in parents:
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                raise ValueError(f"--set {item!r}: {part!r} is not a section")
+        node[leaf] = yaml.safe_load(text)
+    return TrainConfig.from_dict(data)

@@ -1,0 +1,72 @@
+"""The actor-critic network and the masked policy it defines.
+
+One set of weights plays every seat: the observation is already seat-relative. The actor
+and the critic are separate MLPs (a shared trunk lets the value loss pull the policy's
+features around, which PPO tolerates badly at this size). Illegal actions are removed by
+setting their logits to a large negative number before the softmax, both when sampling
+and in the loss, so they get exactly zero probability and zero gradient.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import torch
+from torch import nn
+
+ILLEGAL_LOGIT = -1e9  # finite, so that 0 * logit stays 0 in the entropy (inf would give nan)
+
+
+def _mlp(sizes: list[int], out: int, out_gain: float) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for a, b in itertools.pairwise(sizes):
+        layers += [_init(nn.Linear(a, b), 2**0.5), nn.Tanh()]
+    layers.append(_init(nn.Linear(sizes[-1], out), out_gain))
+    return nn.Sequential(*layers)
+
+
+def _init(layer: nn.Linear, gain: float) -> nn.Linear:
+    # Orthogonal weights and zero biases: the PPO initialisation that keeps early updates small.
+    nn.init.orthogonal_(layer.weight, gain)
+    nn.init.zeros_(layer.bias)
+    return layer
+
+
+class ActorCritic(nn.Module):
+    """``logits, value = model(obs, mask)``; ``obs`` is ``[batch, obs_size]``, ``mask`` ``[batch, actions]``."""
+
+    def __init__(self, obs_size: int, num_actions: int, hidden: list[int]) -> None:
+        super().__init__()
+        self.obs_size = obs_size
+        self.num_actions = num_actions
+        sizes = [obs_size, *hidden]
+        self.actor = _mlp(sizes, num_actions, 0.01)  # near-uniform first policy
+        self.critic = _mlp(sizes, 1, 1.0)
+
+    def masked_logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return torch.where(mask, self.actor(obs), ILLEGAL_LOGIT)
+
+    def value(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.critic(obs).squeeze(-1)
+
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.masked_logits(obs, mask), self.value(obs)
+
+
+def sample_actions(
+    logits: torch.Tensor, generator: torch.Generator | None = None, greedy: bool = False
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Actions drawn from masked ``logits`` (or their argmax) and their log-probabilities."""
+    log_probs = torch.log_softmax(logits, dim=-1)
+    if greedy:
+        actions = logits.argmax(dim=-1)
+    else:
+        actions = torch.multinomial(log_probs.exp(), 1, generator=generator).squeeze(-1)
+    return actions, log_probs.gather(-1, actions.unsqueeze(-1)).squeeze(-1)
+
+
+def log_prob_and_entropy(logits: torch.Tensor, actions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Log-probability of ``actions`` and the entropy of the masked policy (illegal actions add 0)."""
+    log_probs = torch.log_softmax(logits, dim=-1)
+    entropy = -(log_probs.exp() * log_probs).sum(-1)
+    return log_probs.gather(-1, actions.unsqueeze(-1)).squeeze(-1), entropy

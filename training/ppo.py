@@ -1,0 +1,84 @@
+"""The PPO update: advantages over each seat's own decisions, then clipped policy epochs."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from torch import nn
+
+from training.config import PPOConfig
+from training.model import ActorCritic, log_prob_and_entropy
+from training.selfplay import Rollout
+
+
+def advantages(rollout: Rollout, gamma: float, lam: float) -> tuple[np.ndarray, np.ndarray]:
+    """GAE along each seat's decision sequence within a hand; returns (advantages, value targets).
+
+    ``next_index`` points forward, so one backward pass over the buffer sees every successor
+    before its predecessor.
+    """
+    value, reward, nxt = rollout.value, rollout.reward, rollout.next_index
+    adv = np.zeros(len(rollout), np.float32)
+    for i in range(len(rollout) - 1, -1, -1):
+        j = nxt[i]
+        if j >= 0:
+            adv[i] = reward[i] + gamma * value[j] - value[i] + gamma * lam * adv[j]
+        else:
+            adv[i] = reward[i] - value[i]
+    return adv, adv + value
+
+
+def ppo_update(
+    model: ActorCritic, optimizer: torch.optim.Optimizer, rollout: Rollout, cfg: PPOConfig,
+    generator: torch.Generator,
+) -> dict[str, float]:
+    """Run the PPO epochs on one rollout; returns the losses and diagnostics to log."""
+    adv_np, ret_np = advantages(rollout, cfg.gamma, cfg.gae_lambda)
+    obs = torch.from_numpy(rollout.obs)
+    mask = torch.from_numpy(rollout.mask)
+    actions = torch.from_numpy(rollout.action)
+    old_log_prob = torch.from_numpy(rollout.log_prob)
+    old_value = torch.from_numpy(rollout.value)
+    adv_all = torch.from_numpy(adv_np)
+    ret = torch.from_numpy(ret_np)
+    n = len(rollout)
+    stats: dict[str, list[float]] = {k: [] for k in ("policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac")}
+    model.train()
+    for _ in range(cfg.epochs):
+        order = torch.randperm(n, generator=generator)
+        kl_epoch = []
+        for start in range(0, n, cfg.minibatch_size):
+            mb = order[start:start + cfg.minibatch_size]
+            logits, value = model(obs[mb], mask[mb])
+            log_prob, entropy = log_prob_and_entropy(logits, actions[mb])
+            log_ratio = log_prob - old_log_prob[mb]
+            ratio = log_ratio.exp()
+            adv = adv_all[mb]
+            if cfg.norm_adv and len(mb) > 1:
+                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+            policy_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip, 1 + cfg.clip)).mean()
+            if cfg.clip_value:
+                clipped = old_value[mb] + (value - old_value[mb]).clamp(-cfg.clip, cfg.clip)
+                value_loss = 0.5 * torch.max((value - ret[mb]) ** 2, (clipped - ret[mb]) ** 2).mean()
+            else:
+                value_loss = 0.5 * ((value - ret[mb]) ** 2).mean()
+            loss = policy_loss - cfg.ent_coef * entropy.mean() + cfg.vf_coef * value_loss
+            optimizer.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)
+            optimizer.step()
+            with torch.no_grad():
+                approx_kl = ((ratio - 1) - log_ratio).mean().item()  # the low-variance estimator
+                stats["clipfrac"].append(((ratio - 1).abs() > cfg.clip).float().mean().item())
+            stats["policy_loss"].append(policy_loss.item())
+            stats["value_loss"].append(value_loss.item())
+            stats["entropy"].append(entropy.mean().item())
+            stats["approx_kl"].append(approx_kl)
+            kl_epoch.append(approx_kl)
+        if cfg.target_kl > 0 and np.mean(kl_epoch) > cfg.target_kl:
+            break
+    model.eval()
+    out = {k: float(np.mean(v)) for k, v in stats.items()}
+    var = float(np.var(ret_np))
+    out["explained_variance"] = float("nan") if var == 0 else 1 - float(np.var(ret_np - rollout.value)) / var
+    return out

@@ -1,0 +1,226 @@
+"""Lockstep self-play: many games on the engine, one batched forward pass per step.
+
+The collector drives :class:`~euchre_env.engine.GameState` directly (the environment's own
+rules, without the AEC bookkeeping, which costs three times the engine per decision) and
+encodes observations with the environment's :class:`~euchre_env.observation.Observer`, so the
+learner sees exactly what ``euchre_env.env`` would show it.
+
+Each game slot holds one game between two teams. Who holds them is drawn per game from the
+league mix: ``"self"`` (the learner holds all four seats), ``"past"`` (a frozen snapshot of the
+learner holds one team) or an agent spec such as ``"rules"`` (that agent holds one team); the
+learner's team is drawn too, so it plays both team positions and every seat.
+
+At every step each game advances to its next decision that needs a network: forced moves
+(a single legal action) are applied at once and not recorded, scripted agents are asked
+directly. Then the learner's pending decisions go through the network in one batch, and each
+frozen snapshot's in one batch of its own.
+
+Rewards. A hand ends with the team's points minus the other team's (the environment's
+reward); each learner seat gets it, scaled, on its own last decision of the hand, so partners
+share it. Every (game, seat, hand) is one episode for the returns: ``next_index`` links each
+recorded decision to the same seat's next decision in the same hand (-1 after its last).
+
+Games run whole (scores carry over from hand to hand, so the learner sees every score
+situation) until the update's decision budget is reached; then each slot finishes the hand
+in progress and stops. Every random choice of an update comes from generators seeded with
+(seed, update), so an update's data depends only on the seed, the update number and the
+weights: that is what makes a resumed run identical to an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+
+from euchre_env.engine import NUM_SEATS, GameState, team_of
+from euchre_env.infostate import information_state
+from euchre_env.observation import Observer
+from euchre_env.rules import Rules
+from training.model import ActorCritic, sample_actions
+
+LEARNER = "learner"
+SELF = "self"
+PAST = "past"
+
+
+@dataclass
+class Rollout:
+    """The learner's decisions of one update, in the order they were made."""
+
+    obs: np.ndarray  # [n, obs_size] float32
+    mask: np.ndarray  # [n, num_actions] bool
+    action: np.ndarray  # [n] int64
+    log_prob: np.ndarray  # [n] float32, under the policy that acted
+    value: np.ndarray  # [n] float32
+    reward: np.ndarray  # [n] float32, non-zero only on a seat's last decision of a hand
+    next_index: np.ndarray  # [n] int64: the same seat's next decision in the same hand, or -1
+    hands: int = 0  # hands finished
+    forced: int = 0  # learner moves with one legal action, applied without recording
+    margins: dict[str, list[float]] = field(default_factory=dict)  # opponent -> learner's hand margins
+
+    def __len__(self) -> int:
+        return len(self.action)
+
+
+@dataclass
+class _Slot:
+    state: GameState
+    seats: list[str]  # controller of each seat: LEARNER, "past:<k>" or an agent spec
+    opponent: str  # what the learner plays in this game ("self", "past", "rules", ...)
+    learner_team: int  # -1 in self-play
+    last: list[int] = field(default_factory=lambda: [-1] * NUM_SEATS)  # seat's last recorded decision this hand
+
+
+class SelfPlay:
+    """Collects rollouts for ``model`` against the league's mix of opponents."""
+
+    def __init__(self, rules: Rules, model: ActorCritic, num_games: int, mix: dict[str, float],
+                 scripted: dict[str, Any], reward_scale: float) -> None:
+        self.rules = rules
+        self.model = model
+        self.observer = Observer(rules)
+        self.num_games = num_games
+        self.names = list(mix)
+        weights = np.array([mix[k] for k in self.names], float)
+        self.probs = weights / weights.sum()
+        self.scripted = scripted  # agent spec -> agent (stateless between decisions, shared by the slots)
+        self.reward_scale = reward_scale
+        self.snapshots: list[tuple[str, ActorCritic]] = []  # (name, frozen network), oldest first
+        self.num_actions = model.num_actions
+        # A hand records at most one decision per seat per calling step, discard/exchange and trick.
+        self.per_hand = NUM_SEATS * (rules.tricks_per_hand + 8)
+
+    # ------------------------------------------------------------------ opponents
+    def _new_slot(self, rng: np.random.Generator) -> _Slot:
+        state = GameState(self.rules, rng)
+        opponent = self.names[rng.choice(len(self.names), p=self.probs)]
+        if opponent == PAST and not self.snapshots:
+            opponent = SELF  # no snapshot yet: the past is the present
+        if opponent == SELF:
+            return _Slot(state, [LEARNER] * NUM_SEATS, SELF, -1)
+        team = int(rng.integers(2))
+        other = self.snapshots[rng.integers(len(self.snapshots))][0] if opponent == PAST else opponent
+        seats = [LEARNER if team_of(s) == team else other for s in range(NUM_SEATS)]
+        return _Slot(state, seats, opponent, team)
+
+    # ------------------------------------------------------------------ collection
+    def collect(self, budget: int, seed: int, update: int) -> Rollout:
+        """Play until ``budget`` learner decisions are recorded and every hand in progress is over."""
+        rng = np.random.default_rng([seed, update])
+        generator = torch.Generator().manual_seed(int(rng.integers(2**62)))
+        for k, agent in enumerate(self.scripted.values()):
+            agent.reset(int(rng.integers(2**62)) + k)
+        cap = budget + self.num_games * self.per_hand
+        obs = np.zeros((cap, self.observer.size), np.float32)
+        mask = np.zeros((cap, self.num_actions), bool)
+        action = np.zeros(cap, np.int64)
+        log_prob = np.zeros(cap, np.float32)
+        value = np.zeros(cap, np.float32)
+        reward = np.zeros(cap, np.float32)
+        next_index = np.full(cap, -1, np.int64)
+        margins: dict[str, list[float]] = defaultdict(list)
+        hands = forced = n = 0
+        snapshots = dict(self.snapshots)
+        scratch = np.zeros((self.num_games, self.observer.size), np.float32)
+        scratch_mask = np.zeros((self.num_games, self.num_actions), bool)
+
+        slots = [self._new_slot(rng) for _ in range(self.num_games)]
+        active = list(range(self.num_games))
+        while active:
+            learner: list[int] = []  # slots whose next decision is the learner's
+            frozen: dict[str, list[int]] = defaultdict(list)
+            still = []
+            for g in active:
+                slot = slots[g]
+                while True:
+                    state = slot.state
+                    if state.hand_over:
+                        hands += 1
+                        self._end_hand(slot, reward, margins)
+                        if n >= budget:
+                            break  # this slot is done for the update
+                        if state.is_over:
+                            slot = slots[g] = self._new_slot(rng)
+                        else:
+                            state.next_hand()
+                        continue
+                    legal = state.legal_actions()
+                    controller = slot.seats[state.current]
+                    if len(legal) == 1:
+                        forced += controller == LEARNER
+                        state.apply(legal[0])
+                        continue
+                    if controller == LEARNER:
+                        learner.append(g)
+                    elif controller in snapshots:
+                        frozen[controller].append(g)
+                    else:
+                        state.apply(self._scripted_action(controller, state))
+                        continue
+                    still.append(g)
+                    break
+            active = still
+            if learner:
+                idx = np.arange(n, n + len(learner))
+                for i, g in zip(idx, learner):
+                    state = slots[g].state
+                    self.observer.encode(state, state.current, obs[i])
+                    mask[i, state.legal_actions()] = True
+                with torch.no_grad():
+                    logits, values = self.model(torch.from_numpy(obs[idx]), torch.from_numpy(mask[idx]))
+                    acts, logps = sample_actions(logits, generator)
+                action[idx], log_prob[idx], value[idx] = acts.numpy(), logps.numpy(), values.numpy()
+                for i, g in zip(idx, learner):
+                    slot = slots[g]
+                    seat = slot.state.current
+                    if slot.last[seat] >= 0:
+                        next_index[slot.last[seat]] = i
+                    slot.last[seat] = int(i)
+                    slot.state.apply(int(action[i]))
+                n += len(learner)
+            for name, group in frozen.items():
+                rows = scratch[: len(group)]
+                rows_mask = scratch_mask[: len(group)]
+                rows_mask.fill(False)
+                for r, g in enumerate(group):
+                    state = slots[g].state
+                    self.observer.encode(state, state.current, rows[r])
+                    rows_mask[r, state.legal_actions()] = True
+                with torch.no_grad():
+                    acts, _ = sample_actions(snapshots[name].masked_logits(torch.from_numpy(rows),
+                                                                           torch.from_numpy(rows_mask)), generator)
+                for g, a in zip(group, acts.tolist()):
+                    slots[g].state.apply(a)
+        return Rollout(obs[:n], mask[:n], action[:n], log_prob[:n], value[:n], reward[:n], next_index[:n],
+                       hands, forced, dict(margins))
+
+    def _scripted_action(self, spec: str, state: GameState) -> int:
+        seat = state.current
+        legal = state.legal_actions()
+        agent = self.scripted[spec]
+        action_mask = np.zeros(self.num_actions, np.int8)
+        action_mask[legal] = 1
+        observation = {"action_mask": action_mask}
+        if getattr(agent, "needs_observation", True):
+            observation["observation"] = self.observer.encode(state, seat)
+        info = {"action_mask": action_mask, "information_state": information_state(state, seat)}
+        action = agent.act(observation, info)
+        if action not in legal:
+            raise RuntimeError(f"league opponent {spec!r} chose the illegal action {action!r}")
+        return int(action)
+
+    def _end_hand(self, slot: _Slot, reward: np.ndarray, margins: dict[str, list[float]]) -> None:
+        points = slot.state.hand_result["points"]
+        for seat in range(NUM_SEATS):
+            last = slot.last[seat]
+            if last >= 0:
+                team = team_of(seat)
+                reward[last] = self.reward_scale * (points[team] - points[1 - team])
+                slot.last[seat] = -1
+        if slot.learner_team >= 0:
+            t = slot.learner_team
+            margins[slot.opponent].append(points[t] - points[1 - t])

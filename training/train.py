@@ -1,0 +1,290 @@
+"""Self-play PPO training, top to bottom: ``euchre train --config configs/knock.yaml``.
+
+One update = collect a rollout (:mod:`training.selfplay`), run the PPO epochs on it
+(:mod:`training.ppo`), log, and every so often snapshot the learner into the league, evaluate
+it in duplicate against fixed agents, and write a checkpoint.
+
+A run lives in ``runs/<run-name>/``: ``config.yaml`` (the resolved config), TensorBoard event
+files, and ``checkpoints/`` with ``latest.pt`` (every ``run.checkpoint_every`` updates and at
+the end), ``best.pt`` (the best evaluation margin against ``eval.opponents[-1]``, normally
+``rules``) and ``league/`` (the snapshots the league plays). ``resume=True`` continues from
+``latest.pt``: weights, optimizer, counters and league come back, and since every random
+stream of an update is seeded from (seed, update), the resumed run takes the same updates as
+one that was never interrupted.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+import yaml
+
+from euchre_env.actions import action_table
+from euchre_env.observation import Observer
+from training.checkpoint import (
+    CheckpointError,
+    build_model,
+    load_checkpoint,
+    model_payload,
+    save_checkpoint,
+)
+from training.config import TrainConfig
+from training.model import ActorCritic
+from training.ppo import ppo_update
+from training.selfplay import PAST, SELF, SelfPlay
+
+# What --resume may change: how long to train, and how to evaluate at the end.
+RESUMABLE_CHANGES = ("run.total_decisions", "run.max_minutes", "final_eval", "eval.workers")
+
+
+@dataclass
+class TrainResult:
+    run_dir: str
+    updates: int
+    decisions: int
+    seconds: float
+    best_margin: float
+    best_path: str
+
+
+class Trainer:
+    """Holds the learner, its optimizer, the league and the counters of one run."""
+
+    def __init__(self, config: TrainConfig, run_dir: str, resume: bool = False,
+                 log: Callable[[str], None] | None = None) -> None:
+        self.config = config
+        self.run_dir = run_dir
+        self.ckpt_dir = os.path.join(run_dir, "checkpoints")
+        self.log = log or (lambda text: print(text, file=sys.stderr, flush=True))
+        self.rules = config.make_rules()
+        torch.set_num_threads(config.run.torch_threads)
+        obs_size = Observer(self.rules).size
+        torch.manual_seed(config.run.seed)  # the initial weights (a resumed run loads its own over them)
+        self.model = ActorCritic(obs_size, len(action_table(self.rules)), config.model.hidden)
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=config.ppo.lr, eps=1e-5)
+        self.update = 0
+        self.decisions = 0  # learner decisions trained on
+        self.hands = 0
+        self.seconds = 0.0  # training time before this process (resumed runs)
+        self.best_margin = -math.inf
+        self.league: list[str] = []  # snapshot file names in checkpoints/league/, oldest first
+        from agents.registry import make_agent
+
+        scripted = {s: make_agent(s) for s in config.league.mix if s not in (SELF, PAST)}
+        self.selfplay = SelfPlay(self.rules, self.model, config.ppo.num_games, config.league.mix, scripted,
+                                 config.ppo.reward_scale)
+        if resume:
+            self._resume()
+        else:
+            self._start()
+        from torch.utils.tensorboard import SummaryWriter
+
+        # purge_step drops events logged after the checkpoint a resumed run restarts from
+        self.writer = SummaryWriter(run_dir, purge_step=self.update if resume else None)
+        if not resume:
+            self.writer.add_text("config", "```\n" + yaml.safe_dump(config.to_dict(), sort_keys=False) + "```")
+
+    # ------------------------------------------------------------------ run folder
+    def _start(self) -> None:
+        if os.path.exists(os.path.join(self.ckpt_dir, "latest.pt")):
+            raise ValueError(f"run folder {self.run_dir!r} already holds a run: pass --resume, or another --run-name")
+        os.makedirs(os.path.join(self.ckpt_dir, "league"), exist_ok=True)
+        with open(os.path.join(self.run_dir, "config.yaml"), "w") as f:
+            yaml.safe_dump(self.config.to_dict(), f, sort_keys=False)
+
+    def _resume(self) -> None:
+        path = os.path.join(self.ckpt_dir, "latest.pt")
+        data = load_checkpoint(path, self.rules)
+        changed = _config_changes(data["config"], self.config.to_dict())
+        if changed:
+            raise ValueError(
+                f"--resume keeps the run's config; these values differ from {path!r}: {', '.join(changed)} "
+                f"(only {', '.join(RESUMABLE_CHANGES)} may change)"
+            )
+        try:
+            self.model.load_state_dict(data["model"])
+            self.optimizer.load_state_dict(data["optimizer"])
+            counters = data["counters"]
+            self.update, self.decisions, self.hands = counters["update"], counters["decisions"], counters["hands"]
+            self.seconds, self.best_margin = counters["seconds"], counters["best_margin"]
+            self.league = list(data["league"])
+        except (KeyError, RuntimeError, ValueError, TypeError) as e:
+            raise CheckpointError(f"{path!r} is not a trainer checkpoint this code can resume: {e}") from None
+        for name in self.league:
+            self.selfplay.snapshots.append((name, self._load_snapshot(name)))
+        self.log(f"resumed {self.run_dir} at update {self.update} ({self.decisions:,} decisions)")
+
+    def _load_snapshot(self, name: str) -> ActorCritic:
+        return build_model(load_checkpoint(os.path.join(self.ckpt_dir, "league", name + ".pt"), self.rules))
+
+    # ------------------------------------------------------------------ checkpoints
+    def checkpoint_payload(self) -> dict[str, Any]:
+        payload = model_payload(self.model, self.rules, self.config.model.hidden)
+        payload["optimizer"] = self.optimizer.state_dict()
+        payload["config"] = self.config.to_dict()
+        payload["league"] = list(self.league)
+        payload["counters"] = {
+            "update": self.update, "decisions": self.decisions, "hands": self.hands,
+            "seconds": self.seconds_so_far(), "best_margin": self.best_margin,
+        }
+        # No generator state to keep: every random stream of an update is seeded from (seed, update).
+        return payload
+
+    def save(self, name: str = "latest.pt") -> str:
+        path = os.path.join(self.ckpt_dir, name)
+        save_checkpoint(self.checkpoint_payload(), path)
+        return path
+
+    def _snapshot(self) -> None:
+        name = f"update_{self.update:06d}"
+        save_checkpoint(model_payload(self.model, self.rules, self.config.model.hidden),
+                        os.path.join(self.ckpt_dir, "league", name + ".pt"))
+        frozen = ActorCritic(self.model.obs_size, self.model.num_actions, self.config.model.hidden)
+        frozen.load_state_dict(self.model.state_dict())
+        self.selfplay.snapshots.append((name, frozen.eval()))
+        self.league.append(name)
+        if len(self.league) > self.config.league.max_snapshots:
+            self.league.pop(0)
+            self.selfplay.snapshots.pop(0)  # its file stays: an older latest.pt may still name it
+
+    # ------------------------------------------------------------------ evaluation
+    def evaluate(self, opponents: dict[str, int], seed: int, workers: int, path: str | None = None) -> list[Any]:
+        """Duplicate matches of the learner (greedy) against each opponent: ``{spec: deals}``."""
+        from training.evaluate import evaluate
+
+        if path is None:  # the current weights, played in this process
+            spec: Any = _GreedyFactory(self.model, self.rules, f"update {self.update}")
+            workers = 1
+        else:
+            spec = path
+        return [evaluate(spec, opp, self.rules, n=n, seed=seed, workers=workers) for opp, n in opponents.items()]
+
+    def _periodic_eval(self) -> None:
+        cfg = self.config.eval
+        results = self.evaluate({o: cfg.hands for o in cfg.opponents}, cfg.seed, cfg.workers)
+        parts = []
+        for opp, r in zip(cfg.opponents, results):
+            self.writer.add_scalar(f"eval/margin_vs_{opp}", r.margin, self.update)
+            self.writer.add_scalar(f"eval/margin_low_vs_{opp}", r.margin_low, self.update)
+            self.writer.add_scalar(f"eval/margin_high_vs_{opp}", r.margin_high, self.update)
+            parts.append(f"vs {opp} {r.margin:+.3f} [{r.margin_low:+.3f}, {r.margin_high:+.3f}]")
+        margin = results[-1].margin
+        if margin > self.best_margin:
+            self.best_margin = margin
+            self.save("best.pt")
+        self.log(f"eval at update {self.update}: " + ", ".join(parts))
+
+    # ------------------------------------------------------------------ loop
+    def seconds_so_far(self) -> float:
+        return self.seconds + (time.perf_counter() - self._started if hasattr(self, "_started") else 0.0)
+
+    def train(self, progress: bool = False, stop_at_update: int | None = None) -> TrainResult:
+        """Train until the decision budget or the time limit is spent (or ``stop_at_update``, which
+        leaves the run resumable exactly as if it had been killed right after that update's checkpoint)."""
+        cfg = self.config
+        run, ppo, lg = cfg.run, cfg.ppo, cfg.league
+        self._started = time.perf_counter()
+        limit = run.max_minutes * 60 if run.max_minutes > 0 else math.inf
+        while self.decisions < run.total_decisions and self.seconds_so_far() < limit:
+            if ppo.anneal_lr:  # linear decay to 5% over the decision budget, or the time limit if it comes first
+                done = max(self.decisions / run.total_decisions, self.seconds_so_far() / limit)
+                self.optimizer.param_groups[0]["lr"] = ppo.lr * max(0.05, 1 - done)
+            t0 = time.perf_counter()
+            rollout = self.selfplay.collect(ppo.rollout_decisions, run.seed, self.update)
+            t1 = time.perf_counter()
+            generator = torch.Generator().manual_seed(int(np.random.default_rng([run.seed, self.update, 1])
+                                                          .integers(2**62)))
+            stats = ppo_update(self.model, self.optimizer, rollout, ppo, generator)
+            t2 = time.perf_counter()
+            self.update += 1
+            self.decisions += len(rollout)
+            self.hands += rollout.hands
+            self._log_update(rollout, stats, t1 - t0, t2 - t1)
+            if self.update % lg.snapshot_every == 0 and PAST in lg.mix:
+                self._snapshot()
+            if cfg.eval.every and self.update % cfg.eval.every == 0:
+                self._periodic_eval()
+            if self.update % run.checkpoint_every == 0:
+                self.save()
+            if progress:
+                self._progress(rollout, t2 - t0)
+            if self.update == stop_at_update:
+                self.save()
+                self.writer.close()
+                return self._result()
+        if progress:
+            sys.stderr.write("\n")
+        if not math.isfinite(self.best_margin):  # never evaluated: the final weights are the best we know
+            self._periodic_eval()
+        self.save()
+        self.writer.close()
+        return self._result()
+
+    def _result(self) -> TrainResult:
+        return TrainResult(self.run_dir, self.update, self.decisions, self.seconds_so_far(), self.best_margin,
+                           os.path.join(self.ckpt_dir, "best.pt"))
+
+    def _log_update(self, rollout: Any, stats: dict[str, float], collect_s: float, learn_s: float) -> None:
+        w, step = self.writer, self.update
+        for key, value in stats.items():
+            w.add_scalar(f"losses/{key}", value, step)
+        w.add_scalar("charts/learning_rate", self.optimizer.param_groups[0]["lr"], step)
+        w.add_scalar("charts/decisions", self.decisions, step)
+        w.add_scalar("charts/hands", self.hands, step)
+        w.add_scalar("charts/decisions_per_second", len(rollout) / (collect_s + learn_s), step)
+        w.add_scalar("charts/collect_decisions_per_second", len(rollout) / collect_s, step)
+        w.add_scalar("time/collect_seconds", collect_s, step)
+        w.add_scalar("time/learn_seconds", learn_s, step)
+        for opp, margins in rollout.margins.items():
+            w.add_scalar(f"charts/train_margin_vs_{opp}", float(np.mean(margins)), step)
+
+    def _progress(self, rollout: Any, seconds: float) -> None:
+        total = self.config.run.total_decisions
+        rate = len(rollout) / seconds
+        live = " ".join(f"{o} {np.mean(m):+.2f}" for o, m in sorted(rollout.margins.items()))
+        eta = max(0, total - self.decisions) / rate
+        best = f" best {self.best_margin:+.3f}" if math.isfinite(self.best_margin) else ""
+        end = "\r" if sys.stderr.isatty() else "\n"
+        sys.stderr.write(f"update {self.update} {self.decisions:,}/{total:,} decisions {rate:,.0f}/s "
+                         f"train margin {live or '-'}{best} {self.seconds_so_far() / 60:.1f} min, "
+                         f"eta {eta / 60:.1f} min {end}")
+        sys.stderr.flush()
+
+
+class _GreedyFactory:
+    """An agent spec (``f(seed) -> agent``) playing the live network greedily, for in-process evaluation."""
+
+    def __init__(self, model: ActorCritic, rules: Any, name: str) -> None:
+        self.model, self.rules, self.name = model, rules, name
+
+    def __call__(self, seed: int | None) -> Any:
+        from agents.neural import NeuralAgent
+
+        return NeuralAgent.from_model(self.model, self.rules, seed=seed, name=self.name)
+
+
+def _config_changes(saved: dict[str, Any], now: dict[str, Any], prefix: str = "") -> list[str]:
+    changed = []
+    for key in sorted(set(saved) | set(now)):
+        name = prefix + key
+        if name in RESUMABLE_CHANGES:
+            continue
+        a, b = saved.get(key), now.get(key)
+        if isinstance(a, dict) and isinstance(b, dict) and key != "mix" and key != "options":
+            changed += _config_changes(a, b, name + ".")
+        elif a != b:
+            changed.append(f"{name} ({a!r} -> {b!r})")
+    return changed
+
+
+def run_dir_for(config: TrainConfig, run_name: str | None, runs_dir: str = "runs") -> str:
+    name = run_name or f"{config.rules.preset}-seed{config.run.seed}"
+    return os.path.join(runs_dir, name)
