@@ -247,6 +247,8 @@ def _run_train(args: argparse.Namespace) -> int:
     try:
         config = load_config(args.config, args.overrides)
         run_dir = run_dir_for(config, args.run_name, args.runs_dir)
+        if args.resume and not os.path.isfile(os.path.join(run_dir, "checkpoints", "latest.pt")):
+            raise ValueError(f"no run to resume at {run_dir!r} (no checkpoints/latest.pt)")
         if args.resume and args.config is None:  # the run's own config, with the overrides given now
             config = load_config(os.path.join(run_dir, "config.yaml"), args.overrides)
         trainer = Trainer(config, run_dir, resume=args.resume)
@@ -260,6 +262,12 @@ def _run_train(args: argparse.Namespace) -> int:
     print(f"Trained {result.updates} updates, {result.decisions:,} decisions in {result.seconds / 60:.1f} min; "
           f"checkpoints in {os.path.join(run_dir, 'checkpoints')}")
     print(f"TensorBoard: tensorboard --logdir {args.runs_dir}")
+    try:
+        from training.curves import plot_curves
+
+        print(f"Training curve: {plot_curves(run_dir)}")
+    except ImportError:
+        sys.stderr.write(f"{PROG}: matplotlib is not installed, no curves.png (pip install 'euchre-env[eval]')\n")
     if args.final_eval and config.final_eval.opponents:
         fe = config.final_eval
         print(f"\nDuplicate evaluation of {result.best_path}, preset {config.rules.preset}, seed {fe.seed}: "

@@ -9,6 +9,7 @@ or a value of the wrong type, is an error that names it.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from typing import Any
@@ -79,7 +80,7 @@ class EvalConfig:
 @dataclass
 class FinalEvalConfig:
     # At the end of training: the best checkpoint against each opponent, with this many duplicate deals.
-    opponents: dict[str, int] = field(default_factory=lambda: {"random": 2000, "rules": 2000, "pimc:50": 100})
+    opponents: dict[str, int] = field(default_factory=lambda: {"random": 10000, "rules": 10000, "pimc:50": 200})
     seed: int = 2026
     workers: int = 2
 
@@ -160,6 +161,9 @@ def _checked(name: str, current: Any, value: Any) -> Any:
     if isinstance(current, bool):
         ok = isinstance(value, bool)
     elif isinstance(current, float):
+        if isinstance(value, str):  # YAML 1.1 reads 1e-3 (no dot) as a string
+            with contextlib.suppress(ValueError):
+                value = float(value)
         ok = isinstance(value, (int, float)) and not isinstance(value, bool)
         value = float(value) if ok else value
     elif isinstance(current, int):
@@ -167,7 +171,7 @@ def _checked(name: str, current: Any, value: Any) -> Any:
     else:
         ok = isinstance(value, type(current))
     if not ok:
-        raise ValueError(f"config {name} must be a {type(current).__name__}, got {value!r}")
+        raise ValueError(f"config {name} must be of type {type(current).__name__}, got {value!r}")
     return copy.deepcopy(value)
 
 

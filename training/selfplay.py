@@ -29,6 +29,7 @@ weights: that is what makes a resumed run identical to an uninterrupted one.
 
 from __future__ import annotations
 
+import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
@@ -60,6 +61,7 @@ class Rollout:
     next_index: np.ndarray  # [n] int64: the same seat's next decision in the same hand, or -1
     hands: int = 0  # hands finished
     forced: int = 0  # learner moves with one legal action, applied without recording
+    inference_seconds: float = 0.0  # time in the networks' forward passes (the rest is the game and encoding)
     margins: dict[str, list[float]] = field(default_factory=dict)  # opponent -> learner's hand margins
 
     def __len__(self) -> int:
@@ -124,6 +126,7 @@ class SelfPlay:
         next_index = np.full(cap, -1, np.int64)
         margins: dict[str, list[float]] = defaultdict(list)
         hands = forced = n = 0
+        inference = 0.0
         snapshots = dict(self.snapshots)
         scratch = np.zeros((self.num_games, self.observer.size), np.float32)
         scratch_mask = np.zeros((self.num_games, self.num_actions), bool)
@@ -165,21 +168,24 @@ class SelfPlay:
                     break
             active = still
             if learner:
-                idx = np.arange(n, n + len(learner))
+                rows = slice(n, n + len(learner))
+                idx = range(n, n + len(learner))
                 for i, g in zip(idx, learner):
                     state = slots[g].state
                     self.observer.encode(state, state.current, obs[i])
                     mask[i, state.legal_actions()] = True
+                t = time.perf_counter()
                 with torch.no_grad():
-                    logits, values = self.model(torch.from_numpy(obs[idx]), torch.from_numpy(mask[idx]))
+                    logits, values = self.model(torch.from_numpy(obs[rows]), torch.from_numpy(mask[rows]))
                     acts, logps = sample_actions(logits, generator)
-                action[idx], log_prob[idx], value[idx] = acts.numpy(), logps.numpy(), values.numpy()
+                inference += time.perf_counter() - t
+                action[rows], log_prob[rows], value[rows] = acts.numpy(), logps.numpy(), values.numpy()
                 for i, g in zip(idx, learner):
                     slot = slots[g]
                     seat = slot.state.current
                     if slot.last[seat] >= 0:
                         next_index[slot.last[seat]] = i
-                    slot.last[seat] = int(i)
+                    slot.last[seat] = i
                     slot.state.apply(int(action[i]))
                 n += len(learner)
             for name, group in frozen.items():
@@ -190,13 +196,15 @@ class SelfPlay:
                     state = slots[g].state
                     self.observer.encode(state, state.current, rows[r])
                     rows_mask[r, state.legal_actions()] = True
+                t = time.perf_counter()
                 with torch.no_grad():
                     acts, _ = sample_actions(snapshots[name].masked_logits(torch.from_numpy(rows),
                                                                            torch.from_numpy(rows_mask)), generator)
+                inference += time.perf_counter() - t
                 for g, a in zip(group, acts.tolist()):
                     slots[g].state.apply(a)
         return Rollout(obs[:n], mask[:n], action[:n], log_prob[:n], value[:n], reward[:n], next_index[:n],
-                       hands, forced, dict(margins))
+                       hands, forced, inference, dict(margins))
 
     def _scripted_action(self, spec: str, state: GameState) -> int:
         seat = state.current

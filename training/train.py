@@ -243,6 +243,7 @@ class Trainer:
         w.add_scalar("charts/collect_decisions_per_second", len(rollout) / collect_s, step)
         w.add_scalar("time/collect_seconds", collect_s, step)
         w.add_scalar("time/learn_seconds", learn_s, step)
+        w.add_scalar("time/inference_seconds", rollout.inference_seconds, step)
         for opp, margins in rollout.margins.items():
             w.add_scalar(f"charts/train_margin_vs_{opp}", float(np.mean(margins)), step)
 

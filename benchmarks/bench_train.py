@@ -1,0 +1,70 @@
+"""Self-play training throughput, end to end, and where the time goes.
+
+Runs the trainer on a config (default ``configs/knock.yaml``) for ``--updates`` updates with
+the periodic evaluation switched off, in a temporary run folder, and reports:
+
+* end-to-end learner decisions per second (collection plus learning; forced moves, which
+  the collector applies without asking the network, are not counted);
+* the share of time in the environment (game rules, observation encoding, scripted league
+  opponents), in inference (the batched forward passes of the learner and frozen snapshots)
+  and in learning (the PPO epochs).
+
+    .venv/bin/python benchmarks/bench_train.py --updates 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import tempfile
+import time
+
+import torch
+
+from training.config import load_config
+from training.ppo import ppo_update
+from training.train import Trainer
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--config", default=os.path.join(os.path.dirname(__file__), "..", "configs", "knock.yaml"))
+    parser.add_argument("--updates", type=int, default=20)
+    parser.add_argument("--set", dest="overrides", nargs="*", default=[], metavar="KEY=VALUE")
+    args = parser.parse_args(argv)
+    config = load_config(args.config, ["eval.every=0", *args.overrides])
+    with tempfile.TemporaryDirectory() as tmp:
+        trainer = Trainer(config, os.path.join(tmp, "bench"), log=lambda text: None)
+        ppo, seed = config.ppo, config.run.seed
+        collect = infer = learn = 0.0
+        decisions = forced = 0
+        for update in range(args.updates):
+            t0 = time.perf_counter()
+            rollout = trainer.selfplay.collect(ppo.rollout_decisions, seed, update)
+            t1 = time.perf_counter()
+            ppo_update(trainer.model, trainer.optimizer, rollout, ppo, torch.Generator().manual_seed(update))
+            t2 = time.perf_counter()
+            if update == 0:
+                continue  # warm-up
+            collect += t1 - t0
+            infer += rollout.inference_seconds
+            learn += t2 - t1
+            decisions += len(rollout)
+            forced += rollout.forced
+    total = collect + learn
+    print(f"config {os.path.basename(args.config)} ({config.rules.preset}), {args.updates - 1} updates after a "
+          f"warm-up, {decisions:,} learner decisions (+{forced:,} forced moves), torch {torch.__version__}, "
+          f"{config.run.torch_threads} torch thread(s), Python {platform.python_version()}, {os.cpu_count()} CPUs")
+    print()
+    print("| measure | value |")
+    print("|---|---|")
+    print(f"| self-play decisions/s, end to end | {decisions / total:,.0f} |")
+    print(f"| collection decisions/s (no learning) | {decisions / collect:,.0f} |")
+    print(f"| time in the environment (rules, encoding, scripted opponents) | {(collect - infer) / total:.0%} |")
+    print(f"| time in inference (batched forward passes) | {infer / total:.0%} |")
+    print(f"| time in learning (PPO epochs) | {learn / total:.0%} |")
+
+
+if __name__ == "__main__":
+    main()

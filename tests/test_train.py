@@ -1,0 +1,250 @@
+"""The self-play trainer: config, masked policy, rollouts, advantages, checkpoints, resume, CLI."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch", reason="the trainer needs the train extra (torch)")
+
+from agents.neural import NeuralAgent  # noqa: E402
+from agents.registry import make_agent  # noqa: E402
+from euchre_env.rules import Rules  # noqa: E402
+from training.checkpoint import CheckpointError, load_checkpoint, model_payload, save_checkpoint  # noqa: E402
+from training.cli import main  # noqa: E402
+from training.config import load_config  # noqa: E402
+from training.evaluate import evaluate  # noqa: E402
+from training.model import ActorCritic, sample_actions  # noqa: E402
+from training.ppo import advantages  # noqa: E402
+from training.selfplay import Rollout, SelfPlay  # noqa: E402
+from training.train import Trainer  # noqa: E402
+
+torch.set_num_threads(1)  # tiny networks: threads only add overhead, and CI machines are small
+
+TINY = os.path.join(os.path.dirname(__file__), "..", "configs", "tiny.yaml")
+QUIET = lambda text: None
+
+
+def tiny(*overrides: str):
+    return load_config(TINY, list(overrides))
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """A tiny run of 3 updates; and the same run stopped after update 2, then resumed."""
+    root = tmp_path_factory.mktemp("runs")
+    full = Trainer(tiny(), str(root / "full"), log=QUIET).train()
+    Trainer(tiny(), str(root / "split"), log=QUIET).train(stop_at_update=2)
+    resumed = Trainer(tiny(), str(root / "split"), resume=True, log=QUIET)
+    start = (resumed.update, resumed.decisions, resumed.hands, list(resumed.league))
+    split = resumed.train()
+    return root, full, split, start
+
+
+# ------------------------------------------------------------------ config
+def test_config_overrides_and_errors():
+    c = tiny("ppo.lr=1e-3", "model.hidden=[8, 8]", "league.mix={self: 1}")
+    assert c.ppo.lr == 1e-3 and c.model.hidden == [8, 8] and c.league.mix == {"self": 1}
+    with pytest.raises(ValueError, match=re.escape("unknown config key 'ppo.lrr'")):
+        tiny("ppo.lrr=1")
+    with pytest.raises(ValueError, match=re.escape("unknown config key 'nosuch'")):
+        tiny("nosuch.x=1")
+    with pytest.raises(ValueError, match=re.escape("config ppo.epochs must be of type int, got 'many'")):
+        tiny("ppo.epochs=many")
+    with pytest.raises(ValueError, match="unknown agent spec 'wizard'"):
+        tiny("league.mix={wizard: 1}")
+    with pytest.raises(ValueError, match="unknown rules option 'trumps'"):
+        tiny("rules.options={trumps: 3}")
+    with pytest.raises(ValueError, match=re.escape("section.key=value")):
+        tiny("ppo.lr")
+    with pytest.raises(ValueError, match="cannot read config"):
+        load_config("/nonexistent/config.yaml")
+
+
+def test_every_shipped_config_loads():
+    folder = os.path.dirname(TINY)
+    names = sorted(f for f in os.listdir(folder) if f.endswith(".yaml"))
+    assert {"knock.yaml", "classic.yaml", "multiplayer.yaml", "bid.yaml", "tiny.yaml"} <= set(names)
+    for name in names:
+        config = load_config(os.path.join(folder, name))
+        assert config.make_rules().preset_name == config.rules.preset
+
+
+# ------------------------------------------------------------------ policy and rollouts
+def test_masked_sampling_never_picks_an_illegal_action():
+    gen = torch.Generator().manual_seed(0)
+    model = ActorCritic(10, 30, [16])
+    obs = torch.randn(4000, 10)
+    mask = torch.rand(4000, 30, generator=gen) < 0.1
+    mask[torch.arange(4000), torch.randint(30, (4000,), generator=gen)] = True  # at least one legal
+    actions, log_probs = sample_actions(model.masked_logits(obs, mask), gen)
+    assert mask[torch.arange(4000), actions].all()
+    assert torch.isfinite(log_probs).all() and (log_probs <= 0).all()
+    greedy, _ = sample_actions(model.masked_logits(obs, mask), greedy=True)
+    assert mask[torch.arange(4000), greedy].all()
+
+
+@pytest.mark.parametrize("preset", ["knock", "multiplayer", "bid"])
+def test_rollout_is_legal_and_rewards_end_each_seat_hand(preset):
+    rules = Rules.preset(preset)
+    from euchre_env.actions import action_table
+    from euchre_env.observation import Observer
+
+    model = ActorCritic(Observer(rules).size, len(action_table(rules)), [16])
+    scripted = {"rules": make_agent("rules"), "random": make_agent("random")}
+    sp = SelfPlay(rules, model, 8, {"self": 1, "rules": 1, "random": 1}, scripted, reward_scale=1.0)
+    r = sp.collect(400, seed=3, update=0)
+    n = len(r)
+    assert n >= 400 and r.hands > 0 and r.forced > 0
+    assert r.mask[np.arange(n), r.action].all()  # every recorded action was legal
+    assert (r.mask.sum(1) >= 2).all()  # forced moves are not recorded
+    later = r.next_index[r.next_index >= 0]
+    assert (later > np.flatnonzero(r.next_index >= 0)).all() and len(set(later)) == len(later)
+    assert (r.reward[r.next_index >= 0] == 0).all()  # only a seat's last decision of a hand is rewarded
+    if preset == "knock":  # a knock hand always scores for one side: no zero margins
+        assert (r.reward[r.next_index < 0] != 0).all()
+    again = sp.collect(400, seed=3, update=0)
+    assert np.array_equal(again.action, r.action) and np.array_equal(again.obs, r.obs)
+
+
+def test_advantages_follow_each_seat_sequence():
+    # Two interleaved sequences: 0 -> 2 -> 3 (reward 1 at the end) and 1 (reward -2).
+    r = Rollout(obs=np.zeros((4, 1), np.float32), mask=np.ones((4, 2), bool), action=np.zeros(4, np.int64),
+                log_prob=np.zeros(4, np.float32), value=np.array([0.5, 0.1, 0.2, 0.4], np.float32),
+                reward=np.array([0, -2, 0, 1], np.float32), next_index=np.array([2, -1, 3, -1]))
+    adv, ret = advantages(r, gamma=1.0, lam=0.5)
+    d3 = 1 - 0.4
+    d2 = 0.4 - 0.2
+    d0 = 0.2 - 0.5
+    expected = [d0 + 0.5 * (d2 + 0.5 * d3), -2 - 0.1, d2 + 0.5 * d3, d3]
+    assert np.allclose(adv, expected)
+    assert np.allclose(ret, adv + r.value)
+    _, ret1 = advantages(r, gamma=1.0, lam=1.0)
+    assert np.allclose(ret1, [1, -2, 1, 1])  # lambda = 1: the Monte Carlo return of the hand
+
+
+# ------------------------------------------------------------------ training, checkpoints, resume
+def test_tiny_run_writes_checkpoints_and_logs(trained):
+    root, full, _, _ = trained
+    ckpts = root / "full" / "checkpoints"
+    assert full.updates == 3 and full.decisions >= 3000
+    for name in ("latest.pt", "best.pt"):
+        data = load_checkpoint(str(ckpts / name), Rules.preset("knock"))
+        assert data["counters"]["update"] in (2, 3) and data["config"]["run"]["seed"] == 7
+    assert sorted(os.listdir(ckpts / "league")) == ["update_000001.pt", "update_000002.pt", "update_000003.pt"]
+    assert (root / "full" / "config.yaml").exists()
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    events = EventAccumulator(str(root / "full")).Reload()
+    tags = set(events.Tags()["scalars"])
+    for tag in ("losses/policy_loss", "losses/value_loss", "losses/entropy", "losses/approx_kl", "losses/clipfrac",
+                "losses/explained_variance", "charts/learning_rate", "charts/decisions_per_second",
+                "eval/margin_vs_random", "eval/margin_vs_rules"):
+        assert tag in tags, tag
+    assert len(events.Scalars("losses/policy_loss")) == 3
+
+
+def test_resume_continues_exactly(trained):
+    root, full, split, start = trained
+    assert start[0] == 2 and start[3] == ["update_000001", "update_000002"]
+    assert split.updates == full.updates == 3 and split.decisions == full.decisions
+    a = load_checkpoint(str(root / "full" / "checkpoints" / "latest.pt"))
+    b = load_checkpoint(str(root / "split" / "checkpoints" / "latest.pt"))
+    for key in ("update", "decisions", "hands", "best_margin"):
+        assert a["counters"][key] == b["counters"][key], key
+    assert all(torch.equal(a["model"][k], b["model"][k]) for k in a["model"])
+    assert a["league"] == b["league"]
+
+
+def test_resume_refuses_a_changed_config(trained):
+    root = trained[0]
+    with pytest.raises(ValueError, match=r"ppo.lr \(0.0003 -> 0.1\)"):
+        Trainer(tiny("ppo.lr=0.1"), str(root / "full"), resume=True, log=QUIET)
+    with pytest.raises(ValueError, match="already holds a run"):
+        Trainer(tiny(), str(root / "full"), log=QUIET)
+
+
+def test_neural_agent_plays_legal_games(trained):
+    path = str(trained[0] / "full" / "checkpoints" / "latest.pt")
+    agent = make_agent(path, seed=0)
+    assert isinstance(agent, NeuralAgent) and agent.name == path
+    result = evaluate(path, "random", "knock", n=10, seed=0, workers=1)  # raises on any illegal action
+    assert result.hands == 20
+    sampled = evaluate(lambda seed: NeuralAgent(path, seed, greedy=False), "rules", "knock", n=5, seed=0, workers=1)
+    assert sampled.hands == 10
+    with pytest.raises(CheckpointError, match="trained for other rules: stick_the_dealer=True there, False here"):
+        evaluate(path, "random", "classic", n=1, seed=0, workers=1)
+
+
+def test_damaged_and_foreign_checkpoints_fail_clearly(trained, tmp_path):
+    good = trained[0] / "full" / "checkpoints" / "latest.pt"
+    data = good.read_bytes()
+    truncated = tmp_path / "truncated.pt"
+    truncated.write_bytes(data[: len(data) // 2])
+    with pytest.raises(CheckpointError, match="not a readable checkpoint"):
+        load_checkpoint(str(truncated))
+    foreign = tmp_path / "foreign.pt"
+    torch.save({"state_dict": {"w": torch.zeros(2)}}, foreign)
+    with pytest.raises(CheckpointError, match="not a euchre-env checkpoint"):
+        load_checkpoint(str(foreign))
+    code = tmp_path / "code.pt"
+    torch.save({"format": "euchre-env-checkpoint", "payload": Rules.preset("knock")}, code)  # a pickled object
+    with pytest.raises(CheckpointError, match="holding more than plain data"):
+        load_checkpoint(str(code))
+    with pytest.raises(CheckpointError, match="no checkpoint file"):
+        load_checkpoint(str(tmp_path / "missing.pt"))
+    payload = torch.load(good, weights_only=True)
+    payload["fingerprint"] = "0" * 16
+    tampered = tmp_path / "tampered.pt"
+    torch.save(payload, tampered)
+    with pytest.raises(CheckpointError, match="another observation layout"):
+        load_checkpoint(str(tampered))
+    with pytest.raises(CheckpointError, match="trained for other rules"):
+        load_checkpoint(str(good), Rules.preset("bid"))
+
+
+def test_an_interrupted_write_keeps_the_previous_checkpoint(tmp_path, monkeypatch):
+    path = tmp_path / "latest.pt"
+    model = ActorCritic(663, 40, [4])
+    save_checkpoint(model_payload(model, Rules.preset("knock"), [4]), str(path))
+    before = path.read_bytes()
+
+    def dies_halfway(obj, f):
+        f.write(b"PK\x03\x04 partial")
+        raise KeyboardInterrupt  # the run is killed in the middle of the write
+
+    monkeypatch.setattr(torch, "save", dies_halfway)
+    with pytest.raises(KeyboardInterrupt):
+        save_checkpoint({"format": "x"}, str(path))
+    assert path.read_bytes() == before and os.listdir(tmp_path) == ["latest.pt"]
+
+
+def test_cli_train_end_to_end(tmp_path, capsys):
+    argv = ["train", "--config", TINY, "--runs-dir", str(tmp_path), "--run-name", "cli", "--no-progress",
+            "--set", "run.total_decisions=1000", "eval.every=0"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "Trained 1 updates" in out and "| A | B | deals |" in out and "| random | 10 | 20 |" in out
+    assert (tmp_path / "cli" / "final_eval" / "rules" / "eval.json").exists()
+    assert (tmp_path / "cli" / "curves.png").stat().st_size > 0
+    # resume with a longer budget trains one more update from the run's own config
+    assert main(["train", "--runs-dir", str(tmp_path), "--run-name", "cli", "--resume", "--no-progress",
+                 "--no-final-eval", "--set", "run.total_decisions=2000"]) == 0
+    assert "Trained 2 updates" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["train", "--config", TINY, "--set", "ppo.nope=1"], "unknown config key 'ppo.nope'"),
+    (["train", "--config", "/nonexistent.yaml"], "cannot read config"),
+    (["train", "--resume", "--run-name", "never-ran"], "no run to resume"),
+    (["eval", "missing.pt", "random"], "no checkpoint file at 'missing.pt'"),
+])
+def test_cli_train_errors_are_one_line(argv, message, tmp_path, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main([*argv, "--runs-dir", str(tmp_path)] if argv[0] == "train" else argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1 and "Traceback" not in err
