@@ -1,7 +1,7 @@
 """The trainer's configuration: every hyperparameter named in one place.
 
-A config is a YAML file of sections (``run``, ``rules``, ``model``, ``ppo``, ``league``,
-``eval``, ``final_eval``) over the defaults below; ``--set section.key=value`` overrides any
+A config is a YAML file of sections (``run``, ``rules``, ``model``, ``ppo``, ``pretrain``,
+``league``, ``eval``, ``final_eval``) over the defaults below; ``--set section.key=value`` overrides any
 value (the value is read as YAML: ``--set ppo.lr=3e-4``). A mapping value such as ``league.mix``
 is replaced as a whole (``--set 'league.mix={self: 1, rules: 1}'``). An unknown section or key,
 or a value of the wrong type, is an error that names it.
@@ -60,6 +60,16 @@ class PPOConfig:
 
 
 @dataclass
+class PretrainConfig:
+    # Behaviour cloning of a teacher before PPO (training/imitation.py); "" skips it.
+    teacher: str = ""
+    decisions: int = 200_000  # teacher decisions recorded (all four seats play the teacher)
+    epochs: int = 3
+    minibatch_size: int = 1024
+    lr: float = 1e-3
+
+
+@dataclass
 class LeagueConfig:
     # Who the learner plays, drawn per game: "self" (all four seats learn), "past" (a frozen earlier
     # snapshot holds one team) or any agent spec of agents.registry (random, rules, pimc:N).
@@ -91,6 +101,7 @@ class TrainConfig:
     rules: RulesConfig = field(default_factory=RulesConfig)
     model: ModelConfig = field(default_factory=ModelConfig)
     ppo: PPOConfig = field(default_factory=PPOConfig)
+    pretrain: PretrainConfig = field(default_factory=PretrainConfig)
     league: LeagueConfig = field(default_factory=LeagueConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
     final_eval: FinalEvalConfig = field(default_factory=FinalEvalConfig)
@@ -129,9 +140,15 @@ class TrainConfig:
             raise ValueError("config league.mix: the weights sum to zero")
         from agents.registry import make_agent
 
-        for spec in [*lg.mix, *self.eval.opponents, *self.final_eval.opponents]:
+        teacher = [self.pretrain.teacher] if self.pretrain.teacher else []
+        for spec in [*lg.mix, *self.eval.opponents, *self.final_eval.opponents, *teacher]:
             if spec not in ("self", "past"):
                 make_agent(spec)  # an unknown agent spec fails here, before training starts
+        if self.pretrain.teacher:
+            _positive("pretrain.decisions", self.pretrain.decisions)
+            _positive("pretrain.epochs", self.pretrain.epochs)
+            _positive("pretrain.minibatch_size", self.pretrain.minibatch_size)
+            _positive("pretrain.lr", self.pretrain.lr)
         _positive("league.snapshot_every", lg.snapshot_every)
         _positive("league.max_snapshots", lg.max_snapshots)
 

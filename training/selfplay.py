@@ -110,9 +110,14 @@ class SelfPlay:
         return _Slot(state, seats, opponent, team)
 
     # ------------------------------------------------------------------ collection
-    def collect(self, budget: int, seed: int, update: int) -> Rollout:
-        """Play until ``budget`` learner decisions are recorded and every hand in progress is over."""
-        rng = np.random.default_rng([seed, update])
+    def collect(self, budget: int, seed: int, update: int, teacher: Any = None, stream: int = 0) -> Rollout:
+        """Play until ``budget`` learner decisions are recorded and every hand in progress is over.
+
+        With a ``teacher`` agent, the teacher makes the learner's decisions instead of the network
+        (they are recorded the same way, with zero log-probabilities and values): demonstrations
+        for behaviour cloning. ``stream`` separates such uses of one (seed, update).
+        """
+        rng = np.random.default_rng([seed, update, stream])
         generator = torch.Generator().manual_seed(int(rng.integers(2**62)))
         for k, agent in enumerate(self.scripted.values()):
             agent.reset(int(rng.integers(2**62)) + k)
@@ -162,7 +167,7 @@ class SelfPlay:
                     elif controller in snapshots:
                         frozen[controller].append(g)
                     else:
-                        state.apply(self._scripted_action(controller, state))
+                        state.apply(self._ask(self.scripted[controller], state, controller))
                         continue
                     still.append(g)
                     break
@@ -174,12 +179,15 @@ class SelfPlay:
                     state = slots[g].state
                     self.observer.encode(state, state.current, obs[i])
                     mask[i, state.legal_actions()] = True
-                t = time.perf_counter()
-                with torch.no_grad():
-                    logits, values = self.model(torch.from_numpy(obs[rows]), torch.from_numpy(mask[rows]))
-                    acts, logps = sample_actions(logits, generator)
-                inference += time.perf_counter() - t
-                action[rows], log_prob[rows], value[rows] = acts.numpy(), logps.numpy(), values.numpy()
+                if teacher is not None:
+                    action[rows] = [self._ask(teacher, slots[g].state, "teacher") for g in learner]
+                else:
+                    t = time.perf_counter()
+                    with torch.no_grad():
+                        logits, values = self.model(torch.from_numpy(obs[rows]), torch.from_numpy(mask[rows]))
+                        acts, logps = sample_actions(logits, generator)
+                    inference += time.perf_counter() - t
+                    action[rows], log_prob[rows], value[rows] = acts.numpy(), logps.numpy(), values.numpy()
                 for i, g in zip(idx, learner):
                     slot = slots[g]
                     seat = slot.state.current
@@ -206,10 +214,10 @@ class SelfPlay:
         return Rollout(obs[:n], mask[:n], action[:n], log_prob[:n], value[:n], reward[:n], next_index[:n],
                        hands, forced, inference, dict(margins))
 
-    def _scripted_action(self, spec: str, state: GameState) -> int:
+    def _ask(self, agent: Any, state: GameState, who: str) -> int:
+        """The action of a scripted agent (agent protocol) for the seat to act."""
         seat = state.current
         legal = state.legal_actions()
-        agent = self.scripted[spec]
         action_mask = np.zeros(self.num_actions, np.int8)
         action_mask[legal] = 1
         observation = {"action_mask": action_mask}
@@ -218,7 +226,7 @@ class SelfPlay:
         info = {"action_mask": action_mask, "information_state": information_state(state, seat)}
         action = agent.act(observation, info)
         if action not in legal:
-            raise RuntimeError(f"league opponent {spec!r} chose the illegal action {action!r}")
+            raise RuntimeError(f"{who} agent chose the illegal action {action!r}; legal: {legal}")
         return int(action)
 
     def _end_hand(self, slot: _Slot, reward: np.ndarray, margins: dict[str, list[float]]) -> None:

@@ -183,6 +183,23 @@ class Trainer:
         self.log(f"eval at update {self.update}: " + ", ".join(parts))
 
     # ------------------------------------------------------------------ loop
+    def _pretrain(self) -> None:
+        """Behaviour cloning of ``pretrain.teacher`` (training/imitation.py), before the first update."""
+        from agents.registry import make_agent
+        from training.imitation import clone
+
+        cfg = self.config
+        start = time.perf_counter()
+        teacher = make_agent(cfg.pretrain.teacher)
+        demo_play = SelfPlay(self.rules, self.model, cfg.ppo.num_games, {SELF: 1.0}, {}, cfg.ppo.reward_scale)
+        demos = demo_play.collect(cfg.pretrain.decisions, cfg.run.seed, 0, teacher=teacher, stream=1)
+        generator = torch.Generator().manual_seed(int(np.random.default_rng([cfg.run.seed, 0, 2]).integers(2**62)))
+        stats = clone(self.model, demos, cfg.pretrain, generator)
+        for key, value in stats.items():
+            self.writer.add_scalar(f"pretrain/{key}", value, 0)
+        self.log(f"behaviour cloning of {cfg.pretrain.teacher!r}: {len(demos):,} decisions, "
+                 f"accuracy {stats['accuracy']:.1%}, {time.perf_counter() - start:.0f} s")
+
     def seconds_so_far(self) -> float:
         return self.seconds + (time.perf_counter() - self._started if hasattr(self, "_started") else 0.0)
 
@@ -193,6 +210,8 @@ class Trainer:
         run, ppo, lg = cfg.run, cfg.ppo, cfg.league
         self._started = time.perf_counter()
         limit = run.max_minutes * 60 if run.max_minutes > 0 else math.inf
+        if self.update == 0 and cfg.pretrain.teacher:
+            self._pretrain()
         while self.decisions < run.total_decisions and self.seconds_so_far() < limit:
             if ppo.anneal_lr:  # linear decay to 5% over the decision budget, or the time limit if it comes first
                 done = max(self.decisions / run.total_decisions, self.seconds_so_far() / limit)

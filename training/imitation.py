@@ -1,0 +1,46 @@
+"""Behaviour cloning before PPO: start the learner from a teacher agent's play.
+
+The teacher (an agent spec, normally ``rules``) plays all four seats of lockstep games
+(:meth:`SelfPlay.collect` with ``teacher=``); its decisions are recorded like the learner's.
+The actor learns the teacher's choices (cross-entropy over the masked logits) and the critic
+the hand results that followed (the Monte Carlo return along each seat's decisions). PPO then
+starts from a policy that plays like the teacher and a value function that already knows what
+hands are worth, instead of from uniform play.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from training.config import PretrainConfig
+from training.model import ActorCritic
+from training.ppo import advantages
+from training.selfplay import Rollout
+
+
+def clone(model: ActorCritic, demos: Rollout, cfg: PretrainConfig, generator: torch.Generator) -> dict[str, float]:
+    """Fit ``model`` to the demonstrations; returns the last epoch's loss and accuracy."""
+    _, returns = advantages(demos, gamma=1.0, lam=1.0)
+    obs, mask = torch.from_numpy(demos.obs), torch.from_numpy(demos.mask)
+    actions, ret = torch.from_numpy(demos.action), torch.from_numpy(returns)
+    optimizer = torch.optim.Adam(model.parameters(), lr=cfg.lr, eps=1e-5)
+    n = len(demos)
+    model.train()
+    for _ in range(cfg.epochs):
+        losses, correct = [], 0
+        order = torch.randperm(n, generator=generator)
+        for start in range(0, n, cfg.minibatch_size):
+            mb = order[start:start + cfg.minibatch_size]
+            logits, value = model(obs[mb], mask[mb])
+            policy_loss = torch.nn.functional.cross_entropy(logits, actions[mb])
+            value_loss = 0.5 * ((value - ret[mb]) ** 2).mean()
+            loss = policy_loss + value_loss
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            losses.append((policy_loss.item(), value_loss.item()))
+            correct += (logits.argmax(-1) == actions[mb]).sum().item()
+    model.eval()
+    policy_loss, value_loss = np.mean(losses, axis=0)
+    return {"policy_loss": float(policy_loss), "value_loss": float(value_loss), "accuracy": correct / n}
