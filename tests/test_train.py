@@ -126,6 +126,30 @@ def test_advantages_follow_each_seat_sequence():
     assert np.allclose(ret1, [1, -2, 1, 1])  # lambda = 1: the Monte Carlo return of the hand
 
 
+def test_behaviour_cloning_learns_the_teacher():
+    from euchre_env.actions import action_table
+    from euchre_env.observation import Observer
+    from training.config import PretrainConfig
+    from training.imitation import clone
+
+    rules = Rules.preset("knock")
+    torch.manual_seed(0)
+    model = ActorCritic(Observer(rules).size, len(action_table(rules)), [64])
+    sp = SelfPlay(rules, model, 16, {"self": 1}, {}, reward_scale=0.25)
+    demos = sp.collect(3000, seed=5, update=0, teacher=make_agent("rules"))
+    assert (demos.log_prob == 0).all() and demos.mask[np.arange(len(demos)), demos.action].all()
+
+    def accuracy() -> float:
+        with torch.no_grad():
+            logits = model.masked_logits(torch.from_numpy(demos.obs), torch.from_numpy(demos.mask))
+        return (logits.argmax(-1).numpy() == demos.action).mean()
+
+    before = accuracy()
+    stats = clone(model, demos, PretrainConfig(teacher="rules", epochs=15, minibatch_size=256),
+                  torch.Generator().manual_seed(0))
+    assert before < 0.6 < accuracy() and stats["accuracy"] > 0.6
+
+
 # ------------------------------------------------------------------ training, checkpoints, resume
 def test_tiny_run_writes_checkpoints_and_logs(trained):
     root, full, _, _ = trained
@@ -142,7 +166,7 @@ def test_tiny_run_writes_checkpoints_and_logs(trained):
     tags = set(events.Tags()["scalars"])
     for tag in ("losses/policy_loss", "losses/value_loss", "losses/entropy", "losses/approx_kl", "losses/clipfrac",
                 "losses/explained_variance", "charts/learning_rate", "charts/decisions_per_second",
-                "eval/margin_vs_random", "eval/margin_vs_rules"):
+                "eval/margin_vs_random", "eval/margin_vs_rules", "pretrain/accuracy", "pretrain/value_loss"):
         assert tag in tags, tag
     assert len(events.Scalars("losses/policy_loss")) == 3
 
