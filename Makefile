@@ -10,11 +10,11 @@ RUN ?= knock
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -c constraints.txt -e ".[dev,train]"
+	$(PY) -m pip install --quiet -c constraints.txt -e ".[dev,train,sb3,rllib,tianshou]"
 	touch $(STAMP)
 
 test: $(STAMP)
-	$(PY) -m ruff check euchre_env agents training tests benchmarks
+	$(PY) -m ruff check euchre_env agents training tests benchmarks examples
 	$(PY) -m pytest
 
 # Trains configs/knock.yaml into runs/$(RUN) (under an hour on 2 cores), then evaluates the best checkpoint

@@ -10,8 +10,9 @@ standard single-agent RL loop (e.g. sb3-contrib ``MaskablePPO``) can train again
 - ``opponents``: one opponent for every other seat, or a dict ``seat -> opponent``. An
   opponent is an agent object (``act(observation, info) -> int``, ``reset(seed)``), a
   plain callable ``(observation, info) -> int``, or a spec string of
-  ``agents.registry.make_agent`` (``"random"``, ``"rules"``, ``"pimc:N"``); a spec string
-  builds one agent per seat, an object or callable is shared by the seats it plays.
+  ``agents.registry.make_agent`` (``"random"``, ``"rules"``, ``"pimc:N"``, a checkpoint
+  ``"path.pt"``); a spec string builds one agent per seat, an object or callable is shared
+  by the seats it plays.
 - Rewards: with ``reward="points"`` every hand that ends gives the learner its team's
   points minus the other team's; with ``reward="win"``, +1 / -1 when the game ends (the
   sign of the hand's points for ``episode="hand"`` when the game goes on). Every hand's
@@ -19,21 +20,36 @@ standard single-agent RL loop (e.g. sb3-contrib ``MaskablePPO``) can train again
   previous step, including those that ended while only opponents were acting (hands that
   end before the learner's first decision of an episode count in its first step).
 - ``action_space.sample()`` draws among the legal actions of the current decision (a
-  plain ``Discrete`` sample when given an explicit ``mask``). An illegal action in
-  ``step`` raises ``ValueError`` listing the legal ones and changes nothing.
+  plain ``Discrete`` sample when given an explicit ``mask``); pickled, the space becomes a
+  plain ``Discrete`` (the link to a live env is not data).
+- Illegal actions: every action of the ``Discrete`` space is accepted, as Gymnasium's API
+  expects (``check_env`` steps an action it drew before a seeded ``reset``, in another
+  decision). With ``illegal_action="penalize"`` (default), an action that the current
+  decision does not allow changes nothing in the game: the step returns the same decision
+  with reward ``illegal_reward`` (-1; plus any hand rewards still pending from ``reset``),
+  ``info["illegal_action"]`` is True and ``num_illegal_actions`` counts it; the attempt
+  counts towards ``max_steps``. With ``illegal_action="raise"``, ``step`` raises
+  ``ValueError`` listing the legal actions and changes nothing. A masked learner never
+  sees either.
 - ``reset`` never returns a finished episode: when the learner would get no decision at
   all (e.g. its partner went alone and the hand ended with ``episode="hand"``), a fresh
   deal is drawn; with a scripted ``options["deal"]`` that is an error instead.
+
+:class:`SingleSeatAEC` shows the same game through PettingZoo's AEC API, with the learner's
+seats as the only agents, for multi-agent libraries that take AEC envs.
 """
 
 from __future__ import annotations
 
+import copy
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 import gymnasium
 import numpy as np
 from gymnasium import spaces
+from pettingzoo import AECEnv
 
 from euchre_env.actions import action_table
 from euchre_env.engine import NUM_SEATS, GameState, Phase, team_of
@@ -43,6 +59,7 @@ from euchre_env.observation import Observer
 from euchre_env.rules import Rules
 
 MAX_REDEALS = 1000  # reset(): fresh deals tried when the learner would get no decision
+ILLEGAL_ACTIONS = ("penalize", "raise")
 
 
 class LegalDiscrete(spaces.Discrete):
@@ -64,6 +81,17 @@ class LegalDiscrete(spaces.Discrete):
 
     __hash__ = spaces.Discrete.__hash__
 
+    def __reduce__(self) -> tuple:
+        # Libraries pickle spaces with their models (SB3's save); the link to the env would
+        # drag the whole env, opponents included, into the file.
+        return spaces.Discrete, (int(self.n), None, int(self.start))
+
+    def __deepcopy__(self, memo: dict) -> LegalDiscrete:
+        # A deep-copied env keeps a legal sampler, bound to the copy (the method's env goes through memo).
+        clone = LegalDiscrete(int(self.n), copy.deepcopy(self._legal_mask, memo))
+        clone._np_random = copy.deepcopy(self._np_random, memo)
+        return clone
+
 
 class SingleSeatEnv(gymnasium.Env):
     """One learner seat (or team) against fixed opponents; see the module docstring."""
@@ -79,6 +107,8 @@ class SingleSeatEnv(gymnasium.Env):
         episode: str = "hand",
         reward: str = "points",
         max_steps: int | None = None,
+        illegal_action: str = "penalize",
+        illegal_reward: float = -1.0,
         **rule_options: Any,
     ) -> None:
         if isinstance(rules, Rules):
@@ -90,6 +120,9 @@ class SingleSeatEnv(gymnasium.Env):
             raise ValueError(f"'rules' must be a preset name or a Rules instance, got {rules!r}")
         _check_choice("episode", episode, EPISODES)
         _check_choice("reward", reward, REWARDS)
+        _check_choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
+        if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float)):
+            raise ValueError(f"'illegal_reward' must be a number, got {illegal_reward!r}")
         if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1):
             raise ValueError(f"'max_steps' must be a positive int or None, got {max_steps!r}")
         if seat is not None and team is not None:
@@ -108,6 +141,9 @@ class SingleSeatEnv(gymnasium.Env):
         self.episode = episode
         self.reward_mode = reward
         self.max_steps = max_steps
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        self.num_illegal_actions = 0  # illegal attempts since construction (penalize mode)
         self.table = action_table(self.rules)
         self.observer = Observer(self.rules)
         n = len(self.table)
@@ -189,19 +225,27 @@ class SingleSeatEnv(gymnasium.Env):
             a = int(action)
         except (TypeError, ValueError):
             raise ValueError(f"action must be an integer id, got {action!r}") from None
-        self.state.apply(a)  # raises ValueError listing the legal actions; state unchanged
+        illegal = self.illegal_action == "penalize" and a in range(len(self.table)) and a not in self.legal_actions()
+        if not illegal:
+            self.state.apply(a)  # raises ValueError listing the legal actions; state unchanged
         self.num_steps += 1
         reward, results = self._pending_reward, self._pending_results
         self._pending_reward, self._pending_results = 0.0, []
-        r, more = self._advance()
-        reward += r
-        results += more
+        if illegal:
+            self.num_illegal_actions += 1
+            reward += self.illegal_reward
+        else:
+            r, more = self._advance()
+            reward += r
+            results += more
         terminated = self._done
         truncated = False
         if not terminated and self.max_steps is not None and self.num_steps >= self.max_steps:
             truncated = True
             self._done = True
-        return self._observe(), float(reward), terminated, truncated, self._info(results)
+        info = self._info(results)
+        info["illegal_action"] = illegal
+        return self._observe(), float(reward), terminated, truncated, info
 
     def _advance(self) -> tuple[float, list[dict[str, Any]]]:
         """Score ended hands and let opponents act until the learner's decision or the episode's end.
@@ -271,6 +315,84 @@ class SingleSeatEnv(gymnasium.Env):
 
     def close(self) -> None:
         pass
+
+
+class SingleSeatAEC(AECEnv):
+    """A :class:`SingleSeatEnv` through PettingZoo's AEC API: the learner's seats are the only agents.
+
+    Agents are ``player_s`` for each learner seat (both partners with ``team=t``). The
+    opponents act inside ``step``, so each step's reward is everything the learner's team got
+    until its next decision, and the next agent to act is the learner again. That is what
+    AEC consumers that credit a transition with its own step's reward need (Tianshou's
+    ``PettingZooEnv``): with the four-seat env they would lose every hand reward that lands
+    while another seat acts. Partners share every reward (an illegal-action penalty too).
+    Observations follow :mod:`euchre_env.env` (the mask is zero but for the agent to act).
+    Infos have a fixed set of keys, as libraries that store them in arrays (Tianshou) need:
+    ``action_mask`` (mirrors the observation's), ``seat`` and ``illegal_action`` (the last step
+    was an illegal attempt); hand results stay in ``env.state``.
+    """
+
+    metadata = {"render_modes": [], "name": "euchre_single_seat_aec_v0", "is_parallelizable": False}
+
+    def __init__(self, env: SingleSeatEnv) -> None:
+        super().__init__()
+        self.env = env
+        self.possible_agents = [f"player_{s}" for s in env.learner_seats]
+        self._seats = dict(zip(self.possible_agents, env.learner_seats))
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.env.observation_space
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.env.action_space
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        return {"observation": self.env.observer.encode(self.env.state, self._seats[agent]),
+                "action_mask": self._mask(agent)}
+
+    def _mask(self, agent: str) -> np.ndarray:
+        if self._seats[agent] == self.env.acting_seat:
+            return self.env.action_masks().astype(np.int8)  # all zeros once the episode is over
+        return np.zeros(len(self.env.table), np.int8)
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        options = options or {}
+        unknown = sorted(set(options) - set(RESET_OPTIONS))
+        if unknown:
+            # Like euchre_env.env: PettingZoo's api_test passes an arbitrary option.
+            warnings.warn(f"ignoring unknown reset option(s) {unknown}; known: {list(RESET_OPTIONS)}", stacklevel=2)
+        self.env.reset(seed=seed, options={k: v for k, v in options.items() if k in RESET_OPTIONS})
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self._set_infos(illegal=False)
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        _, reward, terminated, truncated, info = self.env.step(action)
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = dict.fromkeys(self.agents, reward)
+        self._accumulate_rewards()
+        if terminated or truncated:
+            self.terminations = dict.fromkeys(self.agents, terminated)
+            self.truncations = dict.fromkeys(self.agents, truncated)
+        self._set_infos(illegal=info["illegal_action"])
+
+    def _set_infos(self, illegal: bool) -> None:
+        self.agent_selection = f"player_{self.env.acting_seat}"
+        self.infos = {
+            agent: {"action_mask": self._mask(agent), "seat": self._seats[agent],
+                    "illegal_action": illegal}
+            for agent in self.agents
+        }
+
+    def close(self) -> None:
+        self.env.close()
 
 
 def _name(opp: Any) -> str:

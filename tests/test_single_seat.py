@@ -2,35 +2,20 @@
 
 from __future__ import annotations
 
+import copy
+import pickle
 import warnings
 
 import numpy as np
 import pytest
+from gymnasium import spaces
 from gymnasium.utils import env_checker
+from pettingzoo.test import api_test, seed_test
 
-from euchre_env.single_seat import SingleSeatEnv
-
-
-def _check_step_determinism_after_reset(env, seed: int = 123) -> None:
-    """gymnasium's step-determinism check with the action sampled after the seeded reset.
-
-    The stock check samples the action *before* ``reset(seed=123)``, so with per-decision
-    legal actions it hands the env an action of another decision, which this env rejects
-    with ValueError by design. Everything else about the check is kept.
-    """
-    env.reset(seed=seed)
-    env.action_space.seed(seed)
-    action = env.action_space.sample()
-    env.reset(seed=seed)
-    first = env.step(action)
-    env.reset(seed=seed)
-    second = env.step(action)
-    assert env_checker.data_equivalence(first, second)
-    assert first[3] is False
+from euchre_env.single_seat import SingleSeatAEC, SingleSeatEnv
 
 
-def _check_env(env, monkeypatch) -> None:
-    monkeypatch.setattr(env_checker, "check_step_determinism", _check_step_determinism_after_reset)
+def _check_env(env) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no warning from the checker either
         env_checker.check_env(env, skip_render_check=True)
@@ -43,15 +28,22 @@ def _random_action(env, rng: np.random.Generator) -> int:
 @pytest.mark.parametrize("rules", ["knock", "multiplayer", "bid", "classic"])
 @pytest.mark.parametrize("mode", [{}, {"seat": 1}, {"seat": 3, "episode": "game"}, {"team": 0},
                                   {"team": 1, "reward": "win"}])
-def test_check_env(rules, mode, monkeypatch):
-    _check_env(SingleSeatEnv(rules, **mode), monkeypatch)
+def test_check_env(rules, mode):
+    _check_env(SingleSeatEnv(rules, **mode))
 
 
-def test_stock_check_env_only_trips_on_presampled_action():
-    """Documents the one known gap: the stock checker's pre-reset sample is illegal after the reset."""
+def test_check_env_steps_an_illegal_action():
+    """The stock checker samples its step-determinism action before ``reset(seed=123)``, in another
+    decision: after the reset that action is illegal, and the check passes through the penalize path
+    (with ``illegal_action="raise"`` it fails there)."""
     env = SingleSeatEnv("knock")
+    env.action_space.seed(0)
+    _check_env(env)
+    assert env.num_illegal_actions == 2  # the checker's two identical steps
+    strict = SingleSeatEnv("knock", illegal_action="raise")
+    strict.action_space.seed(0)
     with pytest.raises(ValueError, match="illegal action"):
-        env_checker.check_env(env, skip_render_check=True)
+        env_checker.check_env(strict, skip_render_check=True)
 
 
 def test_spaces_and_mask_match_engine():
@@ -112,18 +104,76 @@ def test_reproducible(kwargs):
     assert not env_checker.data_equivalence(a, c)
 
 
-def test_illegal_action_raises_and_leaves_state_unchanged():
-    env = SingleSeatEnv("knock", seat=1)
+def _snapshot(env: SingleSeatEnv) -> tuple:
+    state = env.state
+    return state.phase, state.current_player, list(state.history), [list(h) for h in state.hands]
+
+
+def test_illegal_action_raise_mode_leaves_state_unchanged():
+    env = SingleSeatEnv("knock", seat=1, illegal_action="raise")
     obs, _ = env.reset(seed=5)
     illegal = int(np.flatnonzero(env.action_masks() == 0)[0])
-    before = (env.state.phase, env.state.current_player, list(env.state.history), [list(h) for h in env.state.hands])
+    before = _snapshot(env)
     with pytest.raises(ValueError, match="legal: "):
         env.step(illegal)
-    after = (env.state.phase, env.state.current_player, list(env.state.history), [list(h) for h in env.state.hands])
-    assert before == after
-    assert env.num_steps == 0
+    assert before == _snapshot(env)
+    assert env.num_steps == 0 and env.num_illegal_actions == 0
     assert env_checker.data_equivalence(obs, env._observe())
     env.step(int(np.flatnonzero(env.action_masks())[0]))  # still usable
+
+
+def test_illegal_action_penalized_by_default():
+    env = SingleSeatEnv("knock", seat=1, episode="game", illegal_reward=-2.5, max_steps=3)
+    obs, _ = env.reset(seed=5)
+    illegal = int(np.flatnonzero(env.action_masks() == 0)[0])
+    before = _snapshot(env)
+    obs2, r, term, trunc, info = env.step(illegal)
+    assert before == _snapshot(env)
+    assert (r, term, trunc, info["illegal_action"], env.num_illegal_actions) == (-2.5, False, False, True, 1)
+    assert info["hand_results"] == [] and env_checker.data_equivalence(obs, obs2)
+    _, _, _, _, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
+    assert info["illegal_action"] is False and env.num_illegal_actions == 1
+    _, _, _, trunc, info = env.step(int(np.flatnonzero(env.action_masks() == 0)[0]))
+    assert trunc and info["illegal_action"]  # attempts count towards max_steps
+    env.reset(seed=5)
+    with pytest.raises(ValueError, match="legal: "):  # not in the action space: always an error
+        env.step(len(env.table))
+
+
+def _reset_with_pending_hand(env: SingleSeatEnv) -> dict:
+    """Reset to a deal where a hand ends before the learner's first decision; returns the info."""
+    for seed in range(200):
+        _, info = env.reset(seed=seed)
+        if "pending_hand_results" in info:
+            return info
+    pytest.fail("no deal where a hand ends before the learner's first decision")
+
+
+def test_illegal_step_delivers_rewards_pending_from_reset():
+    env = SingleSeatEnv("knock", episode="game")
+    pending = _reset_with_pending_hand(env)["pending_hand_results"]
+    illegal = int(np.flatnonzero(env.action_masks() == 0)[0])
+    _, r, _, _, info = env.step(illegal)
+    assert r == sum(h["points"][0] - h["points"][1] for h in pending) - 1.0
+    assert info["hand_results"] == pending
+    _, r, _, _, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
+    assert r == sum(h["points"][0] - h["points"][1] for h in info["hand_results"])  # delivered once
+
+
+def test_action_space_pickles_as_plain_discrete_and_deepcopies_bound():
+    env = SingleSeatEnv("knock", opponents=lambda obs, info: int(np.flatnonzero(obs["action_mask"])[0]))
+    env.reset(seed=0)
+    space = pickle.loads(pickle.dumps(env.action_space))
+    assert type(space) is spaces.Discrete and space == env.action_space
+    clone = copy.deepcopy(env)
+    assert clone.action_space._legal_mask.__self__ is clone
+    clone.action_space.seed(1)
+    for _ in range(20):
+        a = clone.action_space.sample()
+        assert clone.action_masks()[a]
+        _, _, term, _, _ = clone.step(a)
+        if term:
+            clone.reset()
 
 
 @pytest.mark.parametrize("rules", ["knock", "multiplayer", "bid"])
@@ -245,6 +295,8 @@ def test_illegal_opponent_action_is_reported():
         (dict(opponents={1: "random", 2: "random"}), r"\[3\]"),
         (dict(opponents={0: "random", 1: "random", 2: "random", 3: "random"}), r"\[0\]"),
         (dict(trumpless=True), "trumpless"),
+        (dict(illegal_action="ignore"), "ignore"),
+        (dict(illegal_reward="-1"), "illegal_reward"),
     ],
 )
 def test_bad_arguments(kwargs, needle):
@@ -254,16 +306,47 @@ def test_bad_arguments(kwargs, needle):
 
 def test_hand_ended_before_first_decision_counts_in_first_step():
     env = SingleSeatEnv("knock", episode="game")
-    for seed in range(200):
-        _, info = env.reset(seed=seed)
-        if "pending_hand_results" in info:
-            break
-    else:
-        pytest.fail("no deal where a hand ends before the learner's first decision")
-    pending = info["pending_hand_results"]
+    pending = _reset_with_pending_hand(env)["pending_hand_results"]
     expected = sum(h["points"][0] - h["points"][1] for h in pending)
     before = list(env.state.scores)
     _, r, _, _, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
     later = sum(h["points"][0] - h["points"][1] for h in info["hand_results"][len(pending):])
     assert info["hand_results"][:len(pending)] == pending and before == pending[-1]["scores"]
     assert r == expected + later
+
+
+# ---------------------------------------------------------------- SingleSeatAEC
+@pytest.mark.parametrize("mode", [{"team": 0}, {"seat": 3, "episode": "game"}, {"team": 1, "rules": "bid"}])
+def test_aec_view_passes_pettingzoo_tests(mode):
+    kwargs = {"rules": "knock", **mode}
+    with warnings.catch_warnings():
+        # api_test's generic advice for Dict observations and no render(), and its arbitrary reset option
+        warnings.filterwarnings("ignore", message=r"(Observation|ignoring unknown reset|Environment has not)")
+        api_test(SingleSeatAEC(SingleSeatEnv(opponents="rules", **kwargs)), num_cycles=100)
+    seed_test(lambda: SingleSeatAEC(SingleSeatEnv(**kwargs)), num_cycles=100)
+
+
+def test_aec_view_gives_the_team_every_hand_reward():
+    """The AEC view of a team: the partners take turns as agents and each step rewards both with
+    everything the team got until its next decision, as SingleSeatEnv does."""
+    aec = SingleSeatAEC(SingleSeatEnv("knock", team=1, episode="game", opponents="rules"))
+    rng = np.random.default_rng(3)
+    aec.reset(seed=3)
+    assert aec.possible_agents == ["player_1", "player_3"]
+    step_rewards, final = [], {}
+    for agent in aec.agent_iter():
+        obs, cum, term, trunc, info = aec.last()
+        assert info["seat"] == int(agent[-1]) and set(info) == {"action_mask", "seat", "illegal_action"}
+        if term or trunc:
+            final[agent] = cum
+            aec.step(None)
+            continue
+        assert obs["action_mask"].any() and np.array_equal(obs["action_mask"], info["action_mask"])
+        other = next(a for a in aec.agents if a != agent)
+        assert not aec.observe(other)["action_mask"].any()
+        aec.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        assert aec.rewards[agent] == aec.rewards[other]
+        step_rewards.append(aec.rewards[agent])
+    game = aec.env.state
+    assert game.is_over and sum(step_rewards) == game.scores[1] - game.scores[0]
+    assert set(final) == {"player_1", "player_3"}
