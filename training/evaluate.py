@@ -259,6 +259,11 @@ _WORKER: MatchRunner | None = None
 
 def _init_worker(match: Match) -> None:
     global _WORKER
+    torch = sys.modules.get("torch")  # imported by the parent when a checkpoint agent plays
+    if torch is not None:
+        # One process per core already: intra-op threads only add synchronisation to batch-1 forward
+        # passes (a checkpoint agent played 2.7x slower with two threads than with one).
+        torch.set_num_threads(1)
     _WORKER = MatchRunner(match)
 
 
