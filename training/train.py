@@ -74,6 +74,7 @@ class Trainer:
         self.decisions = 0  # learner decisions trained on
         self.hands = 0
         self.seconds = 0.0  # training time before this process (resumed runs)
+        self._started: float | None = None  # when this process started training
         self.best_margin = -math.inf
         self.league: list[str] = []  # snapshot file names in checkpoints/league/, oldest first
         from agents.registry import make_agent
@@ -201,7 +202,7 @@ class Trainer:
                  f"accuracy {stats['accuracy']:.1%}, {time.perf_counter() - start:.0f} s")
 
     def seconds_so_far(self) -> float:
-        return self.seconds + (time.perf_counter() - self._started if hasattr(self, "_started") else 0.0)
+        return self.seconds + (time.perf_counter() - self._started if self._started is not None else 0.0)
 
     def train(self, progress: bool = False, stop_at_update: int | None = None) -> TrainResult:
         """Train until the decision budget or the time limit is spent (or ``stop_at_update``, which
