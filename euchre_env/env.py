@@ -88,18 +88,11 @@ class raw_env(AECEnv, EzPickle):
     ) -> None:
         EzPickle.__init__(self, rules, render_mode, episode, reward, max_steps, render_seat, info_state, **overrides)
         super().__init__()
-        if isinstance(rules, Rules):
-            _check_options(overrides)
-            self.rules = rules.replace(**overrides)
-        elif isinstance(rules, str):
-            self.rules = Rules.preset(rules, **overrides)
-        else:
-            raise ValueError(f"'rules' must be a preset name or a Rules instance, got {rules!r}")
+        self.rules = resolve_rules(rules, overrides)
         _check_choice("episode", episode, EPISODES)
         _check_choice("reward", reward, REWARDS)
         _check_choice("render_mode", render_mode, (None, *self.metadata["render_modes"]))
-        if max_steps is not None and (not isinstance(max_steps, int) or max_steps < 1):
-            raise ValueError(f"'max_steps' must be a positive int or None, got {max_steps!r}")
+        _check_max_steps(max_steps)
         if render_seat not in (None, 0, 1, 2, 3):
             raise ValueError(f"'render_seat' must be a seat 0..3 or None, got {render_seat!r}")
         self.render_mode = render_mode
@@ -256,6 +249,21 @@ def _win_reward(game: GameState, team: int) -> float:
         pts = game.hand_result["points"]
         return float(np.sign(pts[team] - pts[1 - team]))
     return 1.0 if game.winner == team else -1.0
+
+
+def resolve_rules(rules: Rules | str, overrides: dict[str, Any]) -> Rules:
+    """The rules an env is made with: a preset name or a ``Rules``, with rules options over it."""
+    if isinstance(rules, Rules):
+        _check_options(overrides)
+        return rules.replace(**overrides)
+    if isinstance(rules, str):
+        return Rules.preset(rules, **overrides)
+    raise ValueError(f"'rules' must be a preset name or a Rules instance, got {rules!r}")
+
+
+def _check_max_steps(max_steps: Any) -> None:
+    if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1):
+        raise ValueError(f"'max_steps' must be a positive int or None, got {max_steps!r}")
 
 
 def _check_choice(name: str, value: Any, allowed: tuple) -> None:

@@ -53,7 +53,15 @@ from pettingzoo import AECEnv
 
 from euchre_env.actions import action_table
 from euchre_env.engine import NUM_SEATS, GameState, Phase, team_of
-from euchre_env.env import EPISODES, RESET_OPTIONS, REWARDS, _check_choice, _check_options, _win_reward
+from euchre_env.env import (
+    EPISODES,
+    RESET_OPTIONS,
+    REWARDS,
+    _check_choice,
+    _check_max_steps,
+    _win_reward,
+    resolve_rules,
+)
 from euchre_env.infostate import information_state
 from euchre_env.observation import Observer
 from euchre_env.rules import Rules
@@ -111,20 +119,13 @@ class SingleSeatEnv(gymnasium.Env):
         illegal_reward: float = -1.0,
         **rule_options: Any,
     ) -> None:
-        if isinstance(rules, Rules):
-            _check_options(rule_options)
-            self.rules = rules.replace(**rule_options)
-        elif isinstance(rules, str):
-            self.rules = Rules.preset(rules, **rule_options)
-        else:
-            raise ValueError(f"'rules' must be a preset name or a Rules instance, got {rules!r}")
+        self.rules = resolve_rules(rules, rule_options)
         _check_choice("episode", episode, EPISODES)
         _check_choice("reward", reward, REWARDS)
         _check_choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
         if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float)):
             raise ValueError(f"'illegal_reward' must be a number, got {illegal_reward!r}")
-        if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1):
-            raise ValueError(f"'max_steps' must be a positive int or None, got {max_steps!r}")
+        _check_max_steps(max_steps)
         if seat is not None and team is not None:
             raise ValueError(f"give either 'seat' or 'team', not both (got seat={seat!r}, team={team!r})")
         if team is not None:
