@@ -77,7 +77,7 @@ class NeuralAgent:
         return int(self.rng.choice(len(probs), p=probs / probs.sum()))
 
     def _check(self, observation: dict[str, np.ndarray], info: dict[str, Any] | None) -> None:
-        from training.checkpoint import CheckpointError, check_rules
+        from training.checkpoint import CheckpointError
 
         size = np.asarray(observation["observation"]).shape[-1]
         if size != self.model.obs_size:
@@ -87,5 +87,11 @@ class NeuralAgent:
             )
         state = (info or {}).get("information_state")
         if state is not None:
-            check_rules(self.path, self.rules, state.rules)
+            self.check_rules(state.rules)
         self._checked = True
+
+    def check_rules(self, rules: Any) -> None:
+        """Raise a CheckpointError unless the network was trained for ``rules``."""
+        from training.checkpoint import check_rules
+
+        check_rules(self.path, self.rules, rules)

@@ -265,6 +265,9 @@ def test_cli_train_end_to_end(tmp_path, capsys):
     (["train", "--config", "/nonexistent.yaml"], "cannot read config"),
     (["train", "--resume", "--run-name", "never-ran"], "no run to resume"),
     (["eval", "missing.pt", "random"], "no checkpoint file at 'missing.pt'"),
+    (["eval", os.path.join(os.path.dirname(TINY), "..", "docs", "checkpoints", "knock_ppo.pt"), "random",
+      "--preset", "classic"],
+     "trained for other rules: stick_the_dealer=True there, False here"),
 ])
 def test_cli_train_errors_are_one_line(argv, message, tmp_path, capsys):
     with pytest.raises(SystemExit) as exc:

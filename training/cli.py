@@ -156,10 +156,13 @@ def make_rules(preset: str, items: list[str]) -> Rules:
     return Rules.preset(preset, **parse_options(items))
 
 
-def check_agent(spec: str) -> None:
-    """Build the agent once here, so that a bad spec fails before any worker starts."""
+def check_agent(spec: str, rules: Rules | None = None) -> None:
+    """Build the agent once here, so that a bad spec (or a checkpoint for other rules) fails before any
+    worker starts."""
     try:
-        build_agent(spec, 0)
+        agent = build_agent(spec, 0)
+        if rules is not None and hasattr(agent, "check_rules"):
+            agent.check_rules(rules)
     except ModuleNotFoundError as exc:
         raise ValueError(f"agent spec {spec!r} is not available ({exc})") from None
     except Exception as exc:  # whatever the agent's constructor raises, reported in one line
@@ -188,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "ladder" and len(specs) < 2:
             raise ValueError(f"a ladder needs at least two agents, got {len(specs)}")
         for spec in dict.fromkeys(specs):
-            check_agent(spec)
+            check_agent(spec, rules)
     except ValueError as exc:
         _fail(str(exc))
     episode, n = ("game", args.games) if args.games else ("hand", args.hands)
