@@ -44,7 +44,7 @@ import numpy as np
 from agents.base import require_information_state
 from agents.double_dummy import DoubleDummy, hand_value
 from agents.worlds import WorldSampler, world_deal
-from euchre_env.actions import BID, HELP, MOON, NAME, ORDER, PASS, ActionTable
+from euchre_env.actions import BID, HELP, MOON, NAME, ORDER, PASS, action_table
 from euchre_env.engine import GameState, Phase, team_of
 from euchre_env.infostate import InfoState
 
@@ -156,7 +156,6 @@ class PIMCAgent:
     def reset(self, seed: int | None = None) -> None:
         self.seed = seed
         self._solvers: dict[tuple[Any, int], DoubleDummy] = {}
-        self._play_bases: dict[Any, int] = {}
 
     # ------------------------------------------------------------------ helpers
     def _rng(self, info: InfoState) -> np.random.Generator:
@@ -188,13 +187,15 @@ class PIMCAgent:
         worlds = [sampler.sample(rng) for _ in range(n)]
         if state.phase == Phase.PLAY:
             totals = self._play_values(state, legal, worlds, DOUBLE_DECK_DEPTH if double else None)
+        elif state.phase == Phase.GIVE_BACK:
+            totals = self._give_back_values(state, legal, worlds, DOUBLE_DECK_DEPTH if double else None)
         else:
             totals = self._call_values(state, legal, worlds, rng, 1 if double else None)
         return max(legal, key=lambda a: (totals[a], -a))
 
     def _play_values(self, info: InfoState, legal: list[int], worlds, depth: int | None) -> dict[int, float]:
         rules = info.rules
-        play_base = self._play_base(rules)
+        play_base = action_table(rules).play_base
         maker_team = team_of(info.maker)
         me = team_of(info.seat)
         solver = self._solver(rules.deck_spec, info.trump)
@@ -209,11 +210,26 @@ class PIMCAgent:
                                         info.defender_alone >= 0) + TIE * mine
         return totals
 
-    def _play_base(self, rules: Any) -> int:
-        base = self._play_bases.get(rules)
-        if base is None:
-            base = self._play_bases[rules] = ActionTable(rules).play_base
-        return base
+    def _give_back_values(self, info: InfoState, legal: list[int], worlds, depth: int | None) -> dict[int, float]:
+        """Help without a trump to give back: each candidate card joins the bidder, who then plays the
+        hand from the first lead with this seat sitting out; solved double-dummy in every world."""
+        rules = info.rules
+        give_base = action_table(rules).give_base
+        maker_team = team_of(info.bidder)
+        me = team_of(info.seat)
+        out = [s == info.seat for s in range(len(info.out))]
+        solver = self._solver(rules.deck_spec, info.trump)
+        totals = dict.fromkeys(legal, 0.0)
+        for world in worlds:
+            for a in legal:
+                hands = [list(h) for h in world.hands]
+                hands[info.seat].remove(a - give_base)
+                hands[info.bidder].append(a - give_base)
+                made = solver.value(hands, info.bidder, maker_team, out, depth)
+                mine = made if me == maker_team else rules.tricks_per_hand - made
+                totals[a] += hand_value(rules, made, maker_team, me, info.contract, info.maker_alone,
+                                        info.defender_alone >= 0) + TIE * mine
+        return totals
 
     def _call_values(self, info: InfoState, legal: list[int], worlds, rng, depth: int | None) -> dict[int, float]:
         rules = info.rules

@@ -60,3 +60,17 @@ def test_pimc_needs_the_information_state_and_is_in_the_registry():
     with pytest.raises(ValueError, match="information_state"):
         agent.act(None, {"action_mask": np.ones(3)})
 
+
+
+def test_pimc_gives_back_a_card_when_the_help_partner_has_no_trump():
+    # Seat 1 bids help in hearts and gives 9C; seat 3 holds no heart and no left bower, so it may give back
+    # any of its own cards: a decision after the exchange began, solved on the worlds of the exchange.
+    hands = ["QH KH AC KC QC JC", "JH JD AH 9C 9S 9D", "TH 9H AS KS QS JS", "TC TS TD AD KD QD"]
+    state = GameState(Rules.preset("bid"), 0, deal={"dealer": 0, "hands": [h.split() for h in hands]})
+    for text in ("bid help", "pass", "pass", "pass", "name H", "give 9C"):
+        state.apply_str(text)
+    assert state.current_player == 3 and len(state.legal_actions()) == 6
+    action = PIMCAgent(seed=1, worlds=8).act(None, _info(state))
+    assert action in state.legal_actions()
+    state.apply(action)
+    assert state.out[3] and len(state.hands[1]) == 6
