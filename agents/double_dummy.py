@@ -65,6 +65,7 @@ class DoubleDummy:
         self._legal: dict[tuple[int, int], int] = {}
         self.tt: dict[tuple, tuple[float, float]] = {}
         self._winners: dict[tuple[int, ...], int] = {}  # trick (bits in play order) -> index of the winner
+        self._relative: dict[tuple[int, ...], tuple[int, ...]] = {}  # hands at a trick boundary -> _relative_key
         self.nodes = 0
 
     # ------------------------------------------------------------------ conversions
@@ -168,6 +169,9 @@ class DoubleDummy:
         led = self.bit_suit[t_bits[0]] if t_bits else -1
         allowed = self._allowed(hand, led)
         remaining = bin(hand).count("1")
+        alive = masks[0] | masks[1] | masks[2] | masks[3]
+        for b in t_bits:
+            alive |= 1 << b
         values: dict[int, float] = {}
         for b in range(len(self.bit_card)):
             if not allowed >> b & 1:
@@ -178,11 +182,50 @@ class DoubleDummy:
             masks[to_play] = hand & ~(1 << b)
             t_seats.append(to_play)
             t_bits.append(b)
-            values[card] = search(masks, t_seats, t_bits, to_play, -1, remaining + 1, 0)
+            values[card] = search(masks, t_seats, t_bits, to_play, -1, remaining + 1, 0, alive)
             t_seats.pop()
             t_bits.pop()
             masks[to_play] = hand
         return values
+
+    def _winner(self, bits: tuple[int, ...]) -> int:
+        """Index (play order) of the card of ``bits`` that takes the trick, or leads it so far."""
+        i = self._winners.get(bits)
+        if i is None:
+            i = self._winners[bits] = trick_winner([self.bit_card[b] for b in bits], self.deck, self.trump)
+        return i
+
+    def _relative_key(self, masks: tuple[int, int, int, int]) -> tuple[int, ...]:
+        """The four hands with the cards already played squeezed out, suit by suit.
+
+        Two trick boundaries reached through different tricks are the same game when the
+        live cards stand in the same order and belong to the same seats: only relative rank
+        matters to who takes a trick. Keying the transposition table on this shape lets such
+        positions share an entry (within one search and across the worlds of a decision).
+        Each suit keeps its own 8-bit slot, so the suits' live counts stay readable from the
+        union. Not used for the double deck (which live cards are copies of each other is not
+        visible in the squeezed shape) nor with ``max_tricks`` (the estimate depends on the
+        cards themselves).
+        """
+        alive = masks[0] | masks[1] | masks[2] | masks[3]
+        squeezed = [0, 0, 0, 0]
+        for slot, suit_bits in enumerate(self.suit_mask):
+            rest = alive & suit_bits
+            i = 8 * slot
+            while rest:
+                low = rest & -rest
+                rest ^= low
+                for s in range(NUM_SEATS):
+                    if masks[s] & low:
+                        squeezed[s] |= 1 << i
+                        break
+                i += 1
+        key = self._relative[masks] = tuple(squeezed)
+        return key
+
+    def cached_positions(self) -> int:
+        """Entries held by the solver's tables (callers drop a solver that grew too big)."""
+        return len(self.tt) + len(self._relative)
 
     def _make_search(self, maker_team: int, out: Sequence[bool], max_tricks: int | None):
         """The recursive search for one maker team and set of seats sitting out."""
@@ -193,28 +236,31 @@ class DoubleDummy:
                 n = (n + 1) % NUM_SEATS
             nxt[s] = n
         n_active = NUM_SEATS - sum(bool(o) for o in out)
-        bit_card, bit_suit, suit_mask, twin_mask = self.bit_card, self.bit_suit, self.suit_mask, self.twin_mask
-        allowed_of = self._allowed
-        deck, trump = self.deck, self.trump
+        bit_suit, suit_mask, twin_mask = self.bit_suit, self.suit_mask, self.twin_mask
+        legal_cache, allowed_of = self._legal, self._allowed
         tt = self.tt
-        winners = self._winners
+        winners, winner_of = self._winners, self._winner
+        relative, relative_key = self._relative, self._relative_key
         out_key = tuple(bool(o) for o in out)
         limit = max_tricks if max_tricks is not None else 99
+        exact_relative = max_tricks is None and self.deck.copies == 1
         estimate = self._estimate
 
-        def search(masks, t_seats, t_bits, last, alpha, beta, depth):
-            """Value after ``last`` played; ``depth`` counts completed trick boundaries so far."""
+        def search(masks, t_seats, t_bits, last, alpha, beta, depth, alive):
+            """Value after ``last`` played (the root's candidate cards)."""
             self.nodes += 1
-            base = 0.0
             if len(t_bits) == n_active:
-                key = tuple(t_bits)
-                i = winners.get(key)
-                if i is None:
-                    i = winners[key] = trick_winner([bit_card[b] for b in t_bits], deck, trump)
-                w = t_seats[i]
-                base = 1.0 if w % 2 == maker_team else 0.0
-                return base + boundary(masks, w, alpha - base, beta - base, depth + 1)
-            return play(masks, t_seats, t_bits, nxt[last], alpha, beta, depth)
+                return finish_trick(masks, t_seats, t_bits, alpha, beta, depth)
+            return play(masks, t_seats, t_bits, nxt[last], alpha, beta, depth, alive)
+
+        def finish_trick(masks, t_seats, t_bits, alpha, beta, depth):
+            """Value once the trick ``t_bits`` is complete: its trick, then the rest from its winner's lead."""
+            trick = tuple(t_bits)
+            i = winners.get(trick)
+            if i is None:
+                i = winner_of(trick)
+            base = 1.0 if t_seats[i] % 2 == maker_team else 0.0
+            return base + boundary(masks, t_seats[i], alpha - base, beta - base, depth + 1)
 
         def boundary(masks, leader, alpha, beta, depth):
             remaining = bin(masks[leader]).count("1")
@@ -222,8 +268,11 @@ class DoubleDummy:
                 return 0.0
             if depth >= limit:
                 return estimate(masks, maker_team, remaining)
-            key = (masks[0], masks[1], masks[2], masks[3], leader, out_key, maker_team,
-                   depth if max_tricks is not None else 0)
+            hands = (masks[0], masks[1], masks[2], masks[3])
+            if exact_relative:
+                key = (relative.get(hands) or relative_key(hands), leader, out_key, maker_team)
+            else:
+                key = (hands, leader, out_key, maker_team, depth)
             lo, hi = tt.get(key, (0.0, float(remaining)))
             if lo >= beta:
                 return lo
@@ -233,7 +282,7 @@ class DoubleDummy:
                 return lo
             a = max(alpha, lo)
             b = min(beta, hi)
-            v = play(masks, [], [], leader, a, b, depth)
+            v = play(masks, [], [], leader, a, b, depth, hands[0] | hands[1] | hands[2] | hands[3])
             if v <= a:
                 hi = min(hi, v)
             elif v >= b:
@@ -243,13 +292,13 @@ class DoubleDummy:
             tt[key] = (lo, hi)
             return v
 
-        def play(masks, t_seats, t_bits, seat, alpha, beta, depth):
+        def play(masks, t_seats, t_bits, seat, alpha, beta, depth, alive):
+            """Best value for ``seat`` to play next; ``alive``: cards not in a finished trick."""
             hand = masks[seat]
             led = bit_suit[t_bits[0]] if t_bits else -1
-            allowed = allowed_of(hand, led)
-            alive = masks[0] | masks[1] | masks[2] | masks[3]
-            for b in t_bits:
-                alive |= 1 << b
+            allowed = legal_cache.get((hand, led))
+            if allowed is None:
+                allowed = allowed_of(hand, led)
             moves = []
             m = allowed
             while m:
@@ -265,13 +314,36 @@ class DoubleDummy:
                 moves.append(b)
             if not t_bits:
                 moves.reverse()  # leading: high cards first
+            elif len(moves) > 1:
+                # following (low cards first), but when the other side holds the trick so far,
+                # first the cheapest card that takes it: the usual best reply, so an early cutoff
+                trick = tuple(t_bits)
+                i = winners.get(trick)
+                if i is None:
+                    i = winner_of(trick)
+                if t_seats[i] % 2 != seat % 2:
+                    taker = len(t_bits)
+                    for j, b in enumerate(moves):
+                        with_b = (*trick, b)
+                        w = winners.get(with_b)
+                        if w is None:
+                            w = winner_of(with_b)
+                        if w == taker:
+                            if j:
+                                moves.insert(0, moves.pop(j))
+                            break
             maximize = seat % 2 == maker_team
             best = -1.0 if maximize else 1e9
             t_seats.append(seat)
+            last_card = len(t_bits) + 1 == n_active
             for b in moves:
+                self.nodes += 1
                 masks[seat] = hand & ~(1 << b)
                 t_bits.append(b)
-                v = search(masks, t_seats, t_bits, seat, alpha, beta, depth)
+                if last_card:
+                    v = finish_trick(masks, t_seats, t_bits, alpha, beta, depth)
+                else:
+                    v = play(masks, t_seats, t_bits, nxt[seat], alpha, beta, depth, alive)
                 t_bits.pop()
                 if maximize:
                     if v > best:

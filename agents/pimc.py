@@ -167,7 +167,7 @@ class PIMCAgent:
 
     def _solver(self, deck: Any, trump: int) -> DoubleDummy:
         solver = self._solvers.get((deck, trump))
-        if solver is None or len(solver.tt) > 400_000:
+        if solver is None or solver.cached_positions() > 400_000:
             solver = self._solvers[(deck, trump)] = DoubleDummy(deck, trump)
         return solver
 

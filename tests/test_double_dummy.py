@@ -99,6 +99,52 @@ def test_transposition_table_is_reused_across_positions():
     assert dd.nodes - nodes <= nodes
 
 
+def _deal_positions(rules: Rules, n: int, seed: int) -> list[tuple[list[list[int]], int, int, int]]:
+    """``n`` full deals as (hands, trump, leader, maker team)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        hands = [list(h) for h in GameState(rules, int(rng.integers(1 << 30))).hands]
+        out.append((hands, int(rng.integers(4)), int(rng.integers(4)), int(rng.integers(2))))
+    return out
+
+
+@pytest.mark.parametrize("preset", ["knock", "bid"])
+def test_a_solver_shared_across_deals_gives_the_values_of_fresh_solvers(preset):
+    """The transposition table (keyed on relative ranks) carries over from deal to deal without error."""
+    rules = Rules.preset(preset)
+    shared: dict[int, DoubleDummy] = {}
+    for hands, trump, leader, maker_team in _deal_positions(rules, 12, seed=5):
+        solver = shared.setdefault(trump, DoubleDummy(rules.deck_spec, trump))
+        exact = DoubleDummy(rules.deck_spec, trump).value(hands, leader, maker_team)
+        assert solver.value(hands, leader, maker_team) == exact
+        tricks = rules.tricks_per_hand
+        reached = solver.value_at_thresholds(hands, leader, maker_team, (tricks // 2 + 1, tricks))
+        assert reached == max([0] + [k for k in (tricks // 2 + 1, tricks) if exact >= k])
+
+
+def test_positions_differing_only_in_played_cards_share_table_entries():
+    """Same live cards in the same relative order and seats: the second solve is all table hits."""
+    rules = Rules.preset("knock")
+    rng = np.random.default_rng(8)
+    dd = DoubleDummy(rules.deck_spec, trump=2)
+    bits = [int(b) for b in rng.permutation(len(dd.bit_card))[:12]]  # three cards each, 12 of 24 live
+    owner = {b: k % 4 for k, b in enumerate(bits)}
+    # the same live cards moved to the bottom of their suits: other cards dead, same order, same seats
+    moved = {}
+    for suit in range(4):
+        live = sorted(b for b in bits if dd.bit_suit[b] == suit)
+        bottom = [b for b in range(len(dd.bit_card)) if dd.bit_suit[b] == suit][:len(live)]
+        moved.update(zip(live, bottom))
+    first = [[dd.bit_card[b] for b in bits if owner[b] == s] for s in range(4)]
+    second = [[dd.bit_card[moved[b]] for b in bits if owner[b] == s] for s in range(4)]
+    assert first != second
+    value = dd.value(first, 1, 0)
+    entries = len(dd.tt)
+    assert dd.value(second, 1, 0) == value == DoubleDummy(rules.deck_spec, 2).value(second, 1, 0)
+    assert len(dd.tt) == entries
+
+
 def test_hand_value_follows_the_scoring():
     knock = Rules.preset("knock")
     assert hand_value(knock, 5, 0, 0, maker_alone=True) == 4
