@@ -10,10 +10,12 @@ non-decreasing map), and :func:`hand_value` turns tricks into a point difference
 
 Search: fail-soft alpha-beta over plain ints (a hand is a bitmask; bits are numbered so
 that the cards of one effective suit are contiguous and ascend in power), a transposition
-table at trick boundaries holding (lower, upper) bounds, equivalent-card reduction (a
-card is skipped when the next higher live card of its suit is in the same hand: they win
-and lose exactly the same tricks), and move ordering (leaders try high cards first,
-followers low cards first). Which cards may be played comes from
+table at trick boundaries holding (lower, upper) bounds and keyed on relative ranks (the
+hands with the played cards squeezed out, see :meth:`DoubleDummy._relative_key`),
+equivalent-card reduction (a card is skipped when the next higher live card of its suit
+is in the same hand: they win and lose exactly the same tricks), and move ordering
+(leaders try high cards first; followers try first the cheapest card that takes the trick
+from the other side, then low cards first). Which cards may be played comes from
 :func:`euchre_env.cards.follow_suit` and who takes a trick from
 :func:`euchre_env.cards.trick_winner`, so no rule is written here a second time.
 
@@ -51,6 +53,7 @@ class DoubleDummy:
         self.suit_mask = [0] * 4
         for b, s in enumerate(self.bit_suit):
             self.suit_mask[s] |= 1 << b
+        self.slot_bits = max(bin(m).count("1") for m in self.suit_mask)  # the longest suit (trump)
         self.twin_mask = [0] * len(self.bit_card)
         for bits in self.card_bits.values():
             for b in bits:
@@ -202,8 +205,8 @@ class DoubleDummy:
         live cards stand in the same order and belong to the same seats: only relative rank
         matters to who takes a trick. Keying the transposition table on this shape lets such
         positions share an entry (within one search and across the worlds of a decision).
-        Each suit keeps its own 8-bit slot, so the suits' live counts stay readable from the
-        union. Not used for the double deck (which live cards are copies of each other is not
+        Each suit keeps its own slot (as wide as the longest suit), so the suits' live counts
+        stay readable from the union. Not used for the double deck (which live cards are copies of each other is not
         visible in the squeezed shape) nor with ``max_tricks`` (the estimate depends on the
         cards themselves).
         """
@@ -211,7 +214,7 @@ class DoubleDummy:
         squeezed = [0, 0, 0, 0]
         for slot, suit_bits in enumerate(self.suit_mask):
             rest = alive & suit_bits
-            i = 8 * slot
+            i = slot * self.slot_bits
             while rest:
                 low = rest & -rest
                 rest ^= low

@@ -109,10 +109,12 @@ def _deal_positions(rules: Rules, n: int, seed: int) -> list[tuple[list[list[int
     return out
 
 
-@pytest.mark.parametrize("preset", ["knock", "bid"])
-def test_a_solver_shared_across_deals_gives_the_values_of_fresh_solvers(preset):
+@pytest.mark.parametrize(
+    "preset,options", [("knock", {}), ("bid", {}), ("multiplayer", {"joker": True, "deck": 32})]
+)
+def test_a_solver_shared_across_deals_gives_the_values_of_fresh_solvers(preset, options):
     """The transposition table (keyed on relative ranks) carries over from deal to deal without error."""
-    rules = Rules.preset(preset)
+    rules = Rules.preset(preset, **options)
     shared: dict[int, DoubleDummy] = {}
     for hands, trump, leader, maker_team in _deal_positions(rules, 12, seed=5):
         solver = shared.setdefault(trump, DoubleDummy(rules.deck_spec, trump))
@@ -121,6 +123,33 @@ def test_a_solver_shared_across_deals_gives_the_values_of_fresh_solvers(preset):
         tricks = rules.tricks_per_hand
         reached = solver.value_at_thresholds(hands, leader, maker_team, (tricks // 2 + 1, tricks))
         assert reached == max([0] + [k for k in (tricks // 2 + 1, tricks) if exact >= k])
+
+
+@pytest.mark.parametrize("preset,options", [("knock", {}), ("multiplayer", {"joker": True, "deck": 32})])
+def test_relative_keys_tell_apart_positions_that_differ_in_who_holds_a_card(preset, options):
+    """Swapping any two live cards between two seats changes the key (the longest suit included)."""
+    rules = Rules.preset(preset, **options)
+    rng = np.random.default_rng(4)
+    dd = DoubleDummy(rules.deck_spec, trump=1)
+    trumps = [b for b in range(len(dd.bit_card)) if dd.bit_suit[b] == 1]
+    others = [int(b) for b in rng.permutation([b for b in range(len(dd.bit_card)) if dd.bit_suit[b] != 1])]
+    live = trumps + others[:20 - len(trumps)]  # every trump live: the widest suit slot is full
+    seats = [k % 4 for k in range(20)]
+    for _ in range(3):
+        rng.shuffle(seats)
+        masks = [0, 0, 0, 0]
+        for b, s in zip(live, seats):
+            masks[s] |= 1 << b
+        key = dd._relative_key(tuple(masks))
+        for i in range(20):
+            for j in range(i + 1, 20):
+                if seats[i] == seats[j]:
+                    continue
+                swapped = list(masks)
+                for b, s, t in ((live[i], seats[i], seats[j]), (live[j], seats[j], seats[i])):
+                    swapped[s] &= ~(1 << b)
+                    swapped[t] |= 1 << b
+                assert dd._relative_key(tuple(swapped)) != key, (live[i], live[j])
 
 
 def test_positions_differing_only_in_played_cards_share_table_entries():
