@@ -206,9 +206,9 @@ class DoubleDummy:
         matters to who takes a trick. Keying the transposition table on this shape lets such
         positions share an entry (within one search and across the worlds of a decision).
         Each suit keeps its own slot (as wide as the longest suit), so the suits' live counts
-        stay readable from the union. Not used for the double deck (which live cards are copies of each other is not
-        visible in the squeezed shape) nor with ``max_tricks`` (the estimate depends on the
-        cards themselves).
+        stay readable from the union. Not used for the double deck (which live cards are
+        copies of each other is not visible in the squeezed shape) nor with ``max_tricks``
+        (the estimate depends on the cards themselves).
         """
         alive = masks[0] | masks[1] | masks[2] | masks[3]
         squeezed = [0, 0, 0, 0]
