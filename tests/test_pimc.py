@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -10,6 +13,9 @@ from agents.registry import make_agent
 from euchre_env.engine import GameState
 from euchre_env.infostate import information_state
 from euchre_env.rules import Rules
+from training.evaluate import Match, play_match
+
+RESULTS = Path(__file__).resolve().parent.parent / "docs" / "results"
 
 CASES = [
     ("knock", {}), ("classic", {"joker": True}), ("multiplayer", {}), ("multiplayer", {"deck": 32}),
@@ -74,3 +80,15 @@ def test_pimc_gives_back_a_card_when_the_help_partner_has_no_trump():
     assert action in state.legal_actions()
     state.apply(action)
     assert state.out[3] and len(state.hands[1]) == 6
+
+
+def test_pimc_replays_the_recorded_knock_match():
+    """The README's PIMC-vs-rules figure stays reproducible: the first deals give the recorded records.
+
+    Eight deals (12 s) are enough for a changed rollout threshold or tie-break to show.
+    """
+    recorded = json.loads((RESULTS / "pimc50_vs_rules_knock_seed1" / "deals_0000-0299.json").read_text())
+    assert recorded["agent_a"] == "pimc:50" and recorded["agent_b"] == "rules" and recorded["seed"] == 1
+    match = Match("pimc:50", "rules", Rules.preset("knock"), seed=1)
+    records = [r._asdict() for r in play_match(match, 8, workers=1)]
+    assert records == recorded["deal_records"][:8]
