@@ -140,6 +140,15 @@ def rollout_action(state: GameState) -> int:
     return legal[0]
 
 
+def _score(rules: Any, made: float, maker_team: int, me: int, hand: Any) -> float:
+    """What the makers taking ``made`` tricks is worth to team ``me``: the hand's point difference,
+    plus ``TIE`` per trick of its own to break ties. ``hand`` (an InfoState or GameState) gives
+    the contract and who went alone."""
+    mine = made if me == maker_team else rules.tricks_per_hand - made
+    return hand_value(rules, made, maker_team, me, hand.contract, hand.maker_alone,
+                      hand.defender_alone >= 0) + TIE * mine
+
+
 # ----------------------------------------------------------------------------- the agent
 class PIMCAgent:
     """Perfect Information Monte Carlo over ``worlds`` sampled worlds (see the module docstring)."""
@@ -205,9 +214,7 @@ class PIMCAgent:
                                         max_tricks=depth)
             for a in legal:
                 made = info.tricks_won[maker_team] + values[a - play_base]
-                mine = made if me == maker_team else rules.tricks_per_hand - made
-                totals[a] += hand_value(rules, made, maker_team, me, info.contract, info.maker_alone,
-                                        info.defender_alone >= 0) + TIE * mine
+                totals[a] += _score(rules, made, maker_team, me, info)
         return totals
 
     def _give_back_values(self, info: InfoState, legal: list[int], worlds, depth: int | None) -> dict[int, float]:
@@ -226,9 +233,7 @@ class PIMCAgent:
                 hands[info.seat].remove(a - give_base)
                 hands[info.bidder].append(a - give_base)
                 made = solver.value(hands, info.bidder, maker_team, out, depth)
-                mine = made if me == maker_team else rules.tricks_per_hand - made
-                totals[a] += hand_value(rules, made, maker_team, me, info.contract, info.maker_alone,
-                                        info.defender_alone >= 0) + TIE * mine
+                totals[a] += _score(rules, made, maker_team, me, info)
         return totals
 
     def _call_values(self, info: InfoState, legal: list[int], worlds, rng, depth: int | None) -> dict[int, float]:
@@ -259,9 +264,7 @@ class PIMCAgent:
                         made = solver.value_at_thresholds(state.hands, state.current, maker_team, thresholds,
                                                           state.out)
                     cache[key] = made
-                mine = made if me == maker_team else rules.tricks_per_hand - made
-                totals[a] += hand_value(rules, made, maker_team, me, state.contract, state.maker_alone,
-                                        state.defender_alone >= 0) + TIE * mine
+                totals[a] += _score(rules, made, maker_team, me, state)
         return totals
 
     @staticmethod
