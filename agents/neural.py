@@ -20,7 +20,7 @@ _MODELS: dict[tuple[str, int, int], tuple[Any, Any]] = {}  # (path, mtime, size)
 
 
 def _load(path: str):
-    from training.checkpoint import build_model, load_checkpoint
+    from euchre_env.agents.checkpoint import build_model, load_checkpoint
 
     st = os.stat(path) if os.path.isfile(path) else None
     key = (os.path.abspath(path), st.st_mtime_ns, st.st_size) if st else None
@@ -77,7 +77,7 @@ class NeuralAgent:
         return int(self.rng.choice(len(probs), p=probs / probs.sum()))
 
     def _check(self, observation: dict[str, np.ndarray], info: dict[str, Any] | None) -> None:
-        from training.checkpoint import CheckpointError
+        from euchre_env.agents.checkpoint import CheckpointError
 
         size = np.asarray(observation["observation"]).shape[-1]
         if size != self.model.obs_size:
@@ -92,6 +92,6 @@ class NeuralAgent:
 
     def check_rules(self, rules: Any) -> None:
         """Raise a CheckpointError unless the network was trained for ``rules``."""
-        from training.checkpoint import check_rules
+        from euchre_env.agents.checkpoint import check_rules
 
         check_rules(self.path, self.rules, rules)

@@ -1,14 +1,14 @@
 """Perfect Information Monte Carlo: sample hidden worlds, solve each one open, average.
 
 ``PIMCAgent(seed, worlds=N)`` reads only the seat's ``InfoState``. At every decision it
-draws ``N`` worlds consistent with what the seat knows (:mod:`agents.worlds`, uniform, no
+draws ``N`` worlds consistent with what the seat knows (:mod:`euchre_env.agents.worlds`, uniform, no
 inference from calls) and scores each legal action in each world; it plays the action of
 best average. Scores are the hand's point difference for the seat's team under the rules'
-scoring (:func:`agents.double_dummy.hand_value`), so march and euchre thresholds count;
+scoring (:func:`euchre_env.agents.double_dummy.hand_value`), so march and euchre thresholds count;
 ties are broken towards more tricks for the seat's team, then towards the lower action id.
 The game score (how close a team is to the target) is not taken into account.
 
-Play: each legal card is valued by the double-dummy solver (:mod:`agents.double_dummy`)
+Play: each legal card is valued by the double-dummy solver (:mod:`euchre_env.agents.double_dummy`)
 in each world.
 
 Other decisions (order / name / alone, defend alone, the dealer's discard, the joker's
@@ -28,7 +28,7 @@ only their own hand.
 Bid Euchre with the double deck (12-card hands): an exact solve is too slow in Python, so
 the agent uses at most ``DOUBLE_DECK_WORLDS`` worlds and a search limited to
 ``DOUBLE_DECK_DEPTH`` tricks (two for play, one for the calling rollouts) scored by a
-trump/ace count beyond it (``max_tricks`` of :class:`agents.double_dummy.DoubleDummy`).
+trump/ace count beyond it (``max_tricks`` of :class:`euchre_env.agents.double_dummy.DoubleDummy`).
 
 Reproducible: the generator of each decision is seeded from the agent's seed and the
 information state's content, so the same seed and ``InfoState`` give the same action.
@@ -40,10 +40,10 @@ import zlib
 from typing import Any
 
 import numpy as np
+from euchre_env.agents.base import require_information_state
+from euchre_env.agents.double_dummy import DoubleDummy, hand_value
+from euchre_env.agents.worlds import WorldSampler, world_deal
 
-from agents.base import require_information_state
-from agents.double_dummy import DoubleDummy, hand_value
-from agents.worlds import WorldSampler, world_deal
 from euchre_env.actions import BID, HELP, MOON, NAME, ORDER, PASS, action_table
 from euchre_env.engine import GameState, Phase, team_of
 from euchre_env.infostate import InfoState

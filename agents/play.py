@@ -1,6 +1,6 @@
 """Play one whole game between agents and print the table as it goes.
 
-``python -m agents.play --rules knock --seed 7`` (this is ``make demo``); ``--players`` takes four
+``python -m euchre_env.agents.play --rules knock --seed 7`` (this is ``make demo``); ``--players`` takes four
 agent specs (seats 0..3; seats 0 and 2 are partners), e.g. ``--players rules random rules random``.
 """
 
@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import argparse
 
+from euchre_env.agents.registry import make_agent
+
 import euchre_env
-from agents.registry import make_agent
 from euchre_env.rules import PRESETS
 
 

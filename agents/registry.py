@@ -5,11 +5,13 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from euchre_env.agent_specs import UnknownAgentSpec
+
 # spec name -> (module, class, name of the integer parameter after the colon or None)
 _AGENTS: dict[str, tuple[str, str, str | None]] = {
-    "random": ("agents.random_agent", "RandomAgent", None),
-    "rules": ("agents.rule_based", "RuleBasedAgent", None),
-    "pimc": ("agents.pimc", "PIMCAgent", "worlds"),
+    "random": ("euchre_env.agents.random_agent", "RandomAgent", None),
+    "rules": ("euchre_env.agents.rule_based", "RuleBasedAgent", None),
+    "pimc": ("euchre_env.agents.pimc", "PIMCAgent", "worlds"),
 }
 
 
@@ -21,14 +23,14 @@ def make_agent(spec: str, seed: int | None = None, **kwargs: Any):
     """Build the agent a spec names. Unknown specs raise ValueError listing the known ones."""
     text = str(spec).strip()
     if text.endswith(".pt"):
-        from agents.neural import NeuralAgent
+        from euchre_env.agents.neural import NeuralAgent
 
         agent = NeuralAgent(text, seed=seed, **kwargs)
         agent.name = text
         return agent
     name, _, param = text.partition(":")
     if name not in _AGENTS:
-        raise ValueError(
+        raise UnknownAgentSpec(
             f"unknown agent spec {spec!r}; known: {', '.join(agent_names())} (e.g. 'pimc:50'), or a checkpoint path "
             "ending in .pt"
         )

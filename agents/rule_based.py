@@ -12,8 +12,8 @@ from collections import Counter
 from typing import Any
 
 import numpy as np
+from euchre_env.agents.base import require_information_state
 
-from agents.base import require_information_state
 from euchre_env.actions import BID, GIVE, HELP, MOON, PLAY, ActionTable
 from euchre_env.cards import trick_winner
 from euchre_env.engine import Phase

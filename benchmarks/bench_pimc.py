@@ -11,7 +11,8 @@ import argparse
 import statistics
 import time
 
-from agents.pimc import PIMCAgent
+from euchre_env.agents.pimc import PIMCAgent
+
 from euchre_env.engine import GameState, Phase
 from euchre_env.infostate import information_state
 from euchre_env.rules import Rules

@@ -21,10 +21,9 @@ import tempfile
 import time
 
 import torch
-
-from training.config import load_config
-from training.ppo import ppo_update
-from training.train import Trainer
+from euchre_env.training.config import load_config
+from euchre_env.training.ppo import ppo_update
+from euchre_env.training.train import Trainer
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from euchre_env.cards import SUITS
+from euchre_env.phases import Phase
 from euchre_env.rules import Rules
 
 PASS = "pass"
@@ -87,6 +88,29 @@ class ActionTable:
 
     def __len__(self) -> int:
         return len(self.actions)
+
+    def round_actions(self, phase: Phase) -> tuple[int, ...]:
+        """Every action id a calling round can offer under these rules, in table order.
+
+        Which of them a given seat may take at a given moment (stick the dealer, the
+        turned-down suit, ace no face) is the engine's rule; this is the round's menu.
+        """
+        if phase == Phase.CALL1:
+            ids = [self.pass_id, self.order_id, self.order_alone_id]
+        elif phase == Phase.CALL2:
+            ids = [self.pass_id, *self.suit_ids(self.name_base), *self.suit_ids(self.name_alone_base)]
+        elif phase == Phase.DEFEND:
+            ids = [self.pass_id, self.defend_id] if self.defend_id >= 0 else []
+        elif phase == Phase.AUCTION:
+            ids = [self.pass_id, self.ace_no_face_id, *range(self.bid_base, self.bid_base + len(self.bid_levels))]
+        else:
+            raise ValueError(f"{phase!r} is not a calling round")
+        return tuple(a for a in ids if a >= 0)
+
+    @staticmethod
+    def suit_ids(base: int) -> range:
+        """The four ids of a per-suit block (``name S``, ``name S alone``) starting at ``base``; empty if absent."""
+        return range(base, base + 4) if base >= 0 else range(0)
 
     def bid_rank(self, level: int | str) -> int:
         """Order of bids: plain bids by number, then help, then moon (which outranks help)."""

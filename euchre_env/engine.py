@@ -15,7 +15,6 @@ rubber scoring are transitions, not decisions.
 from __future__ import annotations
 
 import copy
-from enum import IntEnum
 from typing import Any
 
 import numpy as np
@@ -30,33 +29,9 @@ from euchre_env.actions import (
     action_table,
 )
 from euchre_env.cards import SUITS, follow_suit, trick_winner
+from euchre_env.phases import Phase
 from euchre_env.rules import Rules
-
-NUM_SEATS = 4
-NOBODY = -1
-
-
-class Phase(IntEnum):
-    JOKER_SUIT = 0  # the dealer names the suit of a turned-up joker
-    CALL1 = 1  # order the up-card's suit or pass
-    DISCARD = 2  # the dealer discards (after taking the up-card, or a joker dealer in Bid Euchre)
-    CALL2 = 3  # name any suit but the turned-down one, or pass
-    DEFEND = 4  # defenders may defend alone against a lone maker
-    AUCTION = 5  # Bid Euchre: pass or outbid
-    NAME_TRUMP = 6  # Bid Euchre: the winning bidder names trump
-    GIVE = 7  # help: the bidder gives the partner a card
-    GIVE_BACK = 8  # help: the partner gives back the best trump
-    PLAY = 9
-    HAND_OVER = 10
-    GAME_OVER = 11
-
-
-def team_of(seat: int) -> int:
-    return seat % 2
-
-
-def partner_of(seat: int) -> int:
-    return (seat + 2) % 4
+from euchre_env.seats import NOBODY, NUM_SEATS, partner_of, team_of
 
 
 class GameState:
@@ -205,14 +180,11 @@ class GameState:
         if p == Phase.CALL1:
             if self.rules.dealer_partner_must_go_alone and seat == partner_of(self.dealer):
                 return [t.pass_id, t.order_alone_id]
-            return [a for a in (t.pass_id, t.order_id, t.order_alone_id) if a >= 0]
+            return list(t.round_actions(p))
         if p == Phase.CALL2:
-            legal = [] if (seat == self.dealer and self.rules.stick_the_dealer) else [t.pass_id]
-            suits = [s for s in range(4) if s != self.upcard_suit]
-            legal += [t.name_base + s for s in suits]
-            if t.name_alone_base >= 0:
-                legal += [t.name_alone_base + s for s in suits]
-            return legal
+            stuck = seat == self.dealer and self.rules.stick_the_dealer
+            return [a for a in t.round_actions(p)
+                    if not (a == t.pass_id and stuck) and t.actions[a].arg != self.upcard_suit]
         if p == Phase.DISCARD:
             return _unique_ids(t.discard_base, hand)
         if p == Phase.DEFEND:
@@ -246,6 +218,15 @@ class GameState:
         d = self.deck
         ranks = {d.rank_char(c) for c in hand if c != d.joker_id}
         return "A" in ranks and not ranks & {"J", "Q", "K"}
+
+    # ------------------------------------------------------------------ what a seat may see
+    def sees_discard(self, seat: int) -> bool:
+        """Only the dealer knows the card it discarded."""
+        return self.discarded is not None and seat == self.dealer
+
+    def sees_exchange(self, seat: int) -> bool:
+        """Only the help bidder and its partner know the cards they exchanged."""
+        return self.given is not None and seat in (self.bidder, partner_of(self.bidder))
 
     def best_trump(self, cards: list[int]) -> int | None:
         suits = self.deck.effective_suits(self.trump)
@@ -505,6 +486,21 @@ class GameState:
         return c
 
 
+def team_margin(points: list[int] | tuple[int, ...], team: int) -> int:
+    """``team``'s points for a hand minus the other team's (a hand's result is zero-sum)."""
+    return points[team] - points[1 - team]
+
+
+def hand_reward(points: list[int] | tuple[int, ...], seat: int) -> int:
+    """The reward of ``seat`` for a hand scored ``points`` (per team): its team's margin."""
+    return team_margin(points, team_of(seat))
+
+
+def scoring_thresholds(rules: Rules) -> tuple[int, ...]:
+    """Makers' trick counts at which a turn-up hand's points change: making it, and the march."""
+    return (rules.tricks_per_hand // 2 + 1, rules.tricks_per_hand)
+
+
 def score_hand(
     rules: Rules, made: int, contract: int | str | None, maker_alone: bool, defender_alone: bool
 ) -> tuple[int, int]:
@@ -522,9 +518,10 @@ def score_hand(
             bonus = (2 if contract == HELP else 4) * all_tricks
             return (bonus if made == all_tricks else -all_tricks), defenders
         return (made if made >= contract else -contract), defenders
-    if made * 2 < all_tricks:  # euchred
+    make, march = scoring_thresholds(rules)
+    if made < make:  # euchred
         return 0, 4 if defender_alone else 2
-    if made == all_tricks:  # march
+    if made >= march:
         return (4 if maker_alone else 2), 0
     return 1, 0
 

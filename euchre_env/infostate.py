@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from euchre_env.engine import NUM_SEATS, GameState, Phase, partner_of
+from euchre_env.engine import NUM_SEATS, GameState, Phase
 from euchre_env.rules import Rules
 
 
@@ -43,6 +43,7 @@ class InfoState:
     tricks_won: tuple[int, int]
     scores: tuple[int, int]
     legal_actions: tuple[int, ...]
+    hand_sizes: tuple[int, ...] = ()  # cards each seat holds now (public: everyone sees them)
     voids: tuple[frozenset[int], ...] = field(default=())  # per seat, effective suits shown void
 
     @property
@@ -60,7 +61,7 @@ def information_state(state: GameState, seat: int) -> InfoState:
         if phase in (Phase.PLAY, Phase.DISCARD, Phase.GIVE, Phase.GIVE_BACK):
             continue
         calls.append((who, t.strings[action]))
-    sees_exchange = state.given is not None and seat in (state.bidder, partner_of(state.bidder))
+    sees_exchange = state.sees_exchange(seat)
     tricks = tuple((w, tuple(zip(seats, cards))) for w, seats, cards in state.tricks)
     trick = tuple(zip(state.trick_seats, state.trick))
     return InfoState(
@@ -82,7 +83,7 @@ def information_state(state: GameState, seat: int) -> InfoState:
         out=tuple(state.out),
         bidder=state.bidder,
         contract=state.contract,
-        discarded=state.discarded if seat == state.dealer else None,
+        discarded=state.discarded if state.sees_discard(seat) else None,
         given=state.given if sees_exchange else None,
         given_back=state.given_back if sees_exchange else None,
         tricks=tricks,
@@ -90,6 +91,7 @@ def information_state(state: GameState, seat: int) -> InfoState:
         tricks_won=(state.tricks_won[0], state.tricks_won[1]),
         scores=(state.scores[0], state.scores[1]),
         legal_actions=tuple(state.legal_actions()) if state.current_player == seat else (),
+        hand_sizes=tuple(len(h) for h in state.hands),
         voids=_voids(state, tricks, trick),
     )
 

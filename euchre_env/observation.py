@@ -43,8 +43,7 @@ class Observer:
         if rules.defend_alone:
             round_phases.append(Phase.DEFEND)
         for phase in round_phases:
-            ids = _round_actions(table, phase)
-            self.columns[phase] = {a: i for i, a in enumerate(ids)}
+            self.columns[phase] = {a: i for i, a in enumerate(table.round_actions(phase))}
         if rules.is_bid:
             blocks.append(("auction", NUM_SEATS * len(self.columns[Phase.AUCTION])))
             if rules.joker:
@@ -132,9 +131,9 @@ class Observer:
                 add(o["upcard_fate"] + 1)
             elif state.trump >= 0:  # ordered, but the dealer sits out and never takes it
                 add(o["upcard_fate"] + 2)
-        if state.discarded is not None and seat == state.dealer:
+        if state.sees_discard(seat):
             add(o["discard"] + state.discarded)
-        if state.given is not None and seat in (state.bidder, (state.bidder + 2) % NUM_SEATS):
+        if state.sees_exchange(seat):
             add(o["given"] + state.given)
             if state.given_back is not None:
                 add(o["given_back"] + state.given_back)
@@ -167,19 +166,3 @@ class Observer:
             out[r + 2] = state.rubber_points[mine] / 6
             out[r + 3] = state.rubber_points[1 - mine] / 6
         return out
-
-
-def _round_actions(table, phase: Phase) -> list[int]:
-    """Action ids that can be taken in a calling round, in table order."""
-    t = table
-    if phase == Phase.CALL1:
-        return [a for a in (t.pass_id, t.order_id, t.order_alone_id) if a >= 0]
-    if phase == Phase.CALL2:
-        ids = [t.pass_id, *range(t.name_base, t.name_base + 4)]
-        if t.name_alone_base >= 0:
-            ids += range(t.name_alone_base, t.name_alone_base + 4)
-        return ids
-    if phase == Phase.DEFEND:
-        return [t.pass_id, t.defend_id]
-    ids = [t.pass_id] + ([t.ace_no_face_id] if t.ace_no_face_id >= 0 else [])
-    return ids + list(range(t.bid_base, t.bid_base + len(t.bid_levels)))

@@ -10,7 +10,7 @@ standard single-agent RL loop (e.g. sb3-contrib ``MaskablePPO``) can train again
 - ``opponents``: one opponent for every other seat, or a dict ``seat -> opponent``. An
   opponent is an agent object (``act(observation, info) -> int``, ``reset(seed)``), a
   plain callable ``(observation, info) -> int``, or a spec string of
-  ``agents.registry.make_agent`` (``"random"``, ``"rules"``, ``"pimc:N"``, a checkpoint
+  ``euchre_env.agents.registry.make_agent`` (``"random"``, ``"rules"``, ``"pimc:N"``, a checkpoint
   ``"path.pt"``); a spec string builds one agent per seat, an object or callable is shared
   by the seats it plays.
 - Rewards: with ``reward="points"`` every hand that ends gives the learner its team's
@@ -52,6 +52,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from euchre_env.actions import action_table
+from euchre_env.agent_specs import make_agent_from_spec
 from euchre_env.engine import NUM_SEATS, GameState, Phase, team_of
 from euchre_env.env import (
     EPISODES,
@@ -418,9 +419,7 @@ def _resolve_opponents(opponents: Any, seats: tuple[int, ...]) -> dict[int, Any]
 
 def _resolve_one(spec: Any) -> Any:
     if isinstance(spec, str):
-        from agents.registry import make_agent  # not at module load: euchre_env must not need agents
-
-        return make_agent(spec)
+        return make_agent_from_spec(spec)
     if callable(getattr(spec, "act", None)) or callable(spec):
         return spec
     raise ValueError(f"an opponent must be an agent spec string, an agent with act(), or a callable; got {spec!r}")

@@ -13,7 +13,7 @@ an agent spec (``rules``, ``random``, ``pimc:N``, a trainer checkpoint ``.pt``) 
 by this script (a ``.zip``).
 ``MaskablePPO`` reads the legal actions from the env's ``action_masks()``. The model is saved
 as ``--out``/model.zip, then plays both seats of a team in a duplicate match against
-``--eval-opponent`` (``training.evaluate``: every deal twice, the teams swapped).
+``--eval-opponent`` (``euchre_env.evaluation.evaluate``: every deal twice, the teams swapped).
 
 The lines between ``readme-start`` and ``readme-end`` comments are the README's snippet.
 """
@@ -28,11 +28,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from euchre_env.evaluation.evaluate import MatchResult, evaluate
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 
 from euchre_env.single_seat import SingleSeatEnv
-from training.evaluate import MatchResult, evaluate
 
 # readme-end: sb3
 

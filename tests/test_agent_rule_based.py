@@ -1,4 +1,4 @@
-"""Tests of ``agents.rule_based.RuleBasedAgent``: legality everywhere, key strategy points, strength.
+"""Tests of ``euchre_env.agents.rule_based.RuleBasedAgent``: legality everywhere, key strategy points, strength.
 
 Seats run clockwise, seat 1 at seat 0's left; teams {0, 2} and {1, 3}. Scripted deals use
 ``GameState(rules, seed, deal=...)``; the agent is asked for the decision of the seat to act
@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from euchre_env.agents.random_agent import RandomAgent
+from euchre_env.agents.registry import make_agent
+from euchre_env.agents.rule_based import RuleBasedAgent, _tables
 
 import euchre_env
-from agents.random_agent import RandomAgent
-from agents.registry import make_agent
-from agents.rule_based import RuleBasedAgent, _tables
 from euchre_env import GameState, Rules
 from euchre_env.infostate import information_state
 

@@ -1,12 +1,11 @@
-"""The ``euchre`` command line (training.cli), run in-process."""
+"""The ``euchre`` command line (euchre_env.training.cli), run in-process."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
-
-from training.cli import main, parse_options
+from euchre_env.training.cli import main, parse_options
 
 
 def test_eval_prints_the_table(capsys):

@@ -1,4 +1,4 @@
-"""Duplicate matches, their statistics and the rating ladder (training.evaluate, training.ladder)."""
+"""Duplicate matches, their statistics and the rating ladder (euchre_env.evaluation.evaluate, euchre_env.evaluation.ladder)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,7 @@ import math
 
 import numpy as np
 import pytest
-
-from euchre_env.actions import ActionTable
-from euchre_env.cards import trick_winner
-from euchre_env.engine import GameState, Phase
-from euchre_env.rules import Rules
-from training.evaluate import (
+from euchre_env.evaluation.evaluate import (
     GameTooLongError,
     IllegalActionError,
     Progress,
@@ -27,7 +22,12 @@ from training.evaluate import (
     wilson_interval,
     write_match,
 )
-from training.ladder import bradley_terry, ladder_report, run_ladder, write_ladder
+from euchre_env.evaluation.ladder import bradley_terry, ladder_report, run_ladder, write_ladder
+
+from euchre_env.actions import ActionTable
+from euchre_env.cards import trick_winner
+from euchre_env.engine import GameState, Phase
+from euchre_env.rules import Rules
 
 KNOCK = Rules.preset("knock")
 
@@ -342,13 +342,13 @@ def _has(module):
     return importlib.util.find_spec(module) is not None
 
 
-@pytest.mark.skipif(not _has("agents.rule_based"), reason="agents/rule_based.py (spec 'rules') is not written yet")
+@pytest.mark.skipif(not _has("euchre_env.agents.rule_based"), reason="agents/rule_based.py (spec 'rules') is not written yet")
 def test_rules_agent_plays_a_duplicate_match():
     r = evaluate("rules", "random", KNOCK, n=10, seed=0, workers=1)
     assert r.hands == 20
 
 
-@pytest.mark.skipif(not _has("agents.pimc"), reason="agents/pimc.py (spec 'pimc:N') is not written yet")
+@pytest.mark.skipif(not _has("euchre_env.agents.pimc"), reason="agents/pimc.py (spec 'pimc:N') is not written yet")
 def test_pimc_agent_plays_a_duplicate_match():
     r = evaluate("pimc:2", "random", KNOCK, n=2, seed=0, workers=1)
     assert r.hands == 4

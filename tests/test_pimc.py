@@ -7,13 +7,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from euchre_env.agents.pimc import PIMCAgent
+from euchre_env.agents.registry import make_agent
+from euchre_env.evaluation.evaluate import Match, play_match
 
-from agents.pimc import PIMCAgent
-from agents.registry import make_agent
 from euchre_env.engine import GameState
 from euchre_env.infostate import information_state
 from euchre_env.rules import Rules
-from training.evaluate import Match, play_match
 
 RESULTS = Path(__file__).resolve().parent.parent / "docs" / "results"
 

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import pytest
-
-from agents.play import main, play_game
+from euchre_env.agents.play import main, play_game
 
 
 @pytest.mark.parametrize("rules", ["knock", "classic", "multiplayer"])

@@ -1,2 +1,1 @@
-"""Evaluation of agents: duplicate matches (:mod:`training.evaluate`), rating ladders
-(:mod:`training.ladder`) and the ``euchre`` command line (:mod:`training.cli`)."""
+"""Self-play PPO training: config, lockstep self-play collection, PPO, behaviour cloning, the trainer."""

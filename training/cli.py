@@ -6,7 +6,7 @@
     euchre merge RUN_DIR RUN_DIR ... [--out DIR]   (runs of one match over disjoint --first-deal ranges)
     euchre train --config configs/knock.yaml [--set section.key=value ...] [--run-name NAME] [--resume]
 
-An agent spec is whatever ``agents.registry.make_agent`` accepts: ``random``, ``rules``,
+An agent spec is whatever ``euchre_env.agents.registry.make_agent`` accepts: ``random``, ``rules``,
 ``pimc:50``, or a checkpoint path ending in ``.pt``. Bad input (an unknown agent, preset or
 rules option, a bad value, a bad config or checkpoint) ends with a one-line message and exit
 status 2; an agent that plays an illegal action, or games that never end, with a one-line
@@ -22,8 +22,7 @@ import sys
 from dataclasses import fields
 from typing import Any, NoReturn
 
-from euchre_env.rules import PRESETS, Rules, option_names
-from training.evaluate import (
+from euchre_env.evaluation.evaluate import (
     GameTooLongError,
     IllegalActionError,
     build_agent,
@@ -32,6 +31,8 @@ from training.evaluate import (
     merge_results,
     write_match,
 )
+
+from euchre_env.rules import PRESETS, Rules, option_names
 
 PROG = "euchre"
 
@@ -241,11 +242,11 @@ def _run_merge(args: argparse.Namespace) -> int:
 
 def _run_train(args: argparse.Namespace) -> int:
     try:
-        from training.config import load_config
-        from training.train import Trainer, run_dir_for
+        from euchre_env.training.config import load_config
+        from euchre_env.training.train import Trainer, run_dir_for
     except ModuleNotFoundError as exc:
         _fail(f"training needs the train extra ({exc}): pip install 'euchre-env[train]'")
-    from training.checkpoint import CheckpointError
+    from euchre_env.agents.checkpoint import CheckpointError
 
     try:
         config = load_config(args.config, args.overrides)
@@ -266,7 +267,7 @@ def _run_train(args: argparse.Namespace) -> int:
           f"checkpoints in {os.path.join(run_dir, 'checkpoints')}")
     print(f"TensorBoard: tensorboard --logdir {args.runs_dir}")
     try:
-        from training.curves import plot_curves
+        from euchre_env.training.curves import plot_curves
 
         print(f"Training curve: {plot_curves(run_dir)}")
     except ImportError:
@@ -285,7 +286,7 @@ def _run_train(args: argparse.Namespace) -> int:
 
 
 def _run_ladder(args: argparse.Namespace, specs: list[str], rules: Rules, episode: str, n: int) -> None:
-    from training.ladder import ladder_report, run_ladder, write_ladder
+    from euchre_env.evaluation.ladder import ladder_report, run_ladder, write_ladder
 
     result = run_ladder(specs, rules, n, args.seed, episode, args.workers, args.bootstrap, progress=args.progress)
     print(_describe(rules, args.options, args.seed, n, episode))

@@ -72,7 +72,7 @@ class PretrainConfig:
 @dataclass
 class LeagueConfig:
     # Who the learner plays, drawn per game: "self" (all four seats learn), "past" (a frozen earlier
-    # snapshot holds one team) or any agent spec of agents.registry (random, rules, pimc:N).
+    # snapshot holds one team) or any agent spec of euchre_env.agents.registry (random, rules, pimc:N).
     mix: dict[str, float] = field(default_factory=lambda: {"self": 0.5, "past": 0.2, "rules": 0.25, "random": 0.05})
     snapshot_every: int = 20  # updates between snapshots added to the league
     max_snapshots: int = 10  # the oldest is dropped beyond this
@@ -138,7 +138,7 @@ class TrainConfig:
             raise ValueError(f"config league.mix must map opponents to non-negative weights, got {lg.mix}")
         if sum(lg.mix.values()) <= 0:
             raise ValueError("config league.mix: the weights sum to zero")
-        from agents.registry import make_agent
+        from euchre_env.agents.registry import make_agent
 
         teacher = [self.pretrain.teacher] if self.pretrain.teacher else []
         for spec in [*lg.mix, *self.eval.opponents, *self.final_eval.opponents, *teacher]:

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 import torch
-
-from training.config import PretrainConfig
-from training.model import ActorCritic
-from training.ppo import advantages
-from training.selfplay import Rollout
+from euchre_env.agents.policy import ActorCritic
+from euchre_env.training.config import PretrainConfig
+from euchre_env.training.ppo import advantages
+from euchre_env.training.selfplay import Rollout
 
 
 def clone(model: ActorCritic, demos: Rollout, cfg: PretrainConfig, generator: torch.Generator) -> dict[str, float]:

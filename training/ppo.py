@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import torch
+from euchre_env.agents.policy import ActorCritic, log_prob_and_entropy
+from euchre_env.training.config import PPOConfig
+from euchre_env.training.selfplay import Rollout
 from torch import nn
-
-from training.config import PPOConfig
-from training.model import ActorCritic, log_prob_and_entropy
-from training.selfplay import Rollout
 
 
 def advantages(rollout: Rollout, gamma: float, lam: float) -> tuple[np.ndarray, np.ndarray]:

@@ -36,12 +36,12 @@ from typing import Any
 
 import numpy as np
 import torch
+from euchre_env.agents.policy import ActorCritic, sample_actions
 
 from euchre_env.engine import NUM_SEATS, GameState, team_of
 from euchre_env.infostate import information_state
 from euchre_env.observation import Observer
 from euchre_env.rules import Rules
-from training.model import ActorCritic, sample_actions
 
 LEARNER = "learner"
 SELF = "self"

@@ -1,7 +1,7 @@
 """Self-play PPO training, top to bottom: ``euchre train --config configs/knock.yaml``.
 
-One update = collect a rollout (:mod:`training.selfplay`), run the PPO epochs on it
-(:mod:`training.ppo`), log, and every so often snapshot the learner into the league, evaluate
+One update = collect a rollout (:mod:`euchre_env.training.selfplay`), run the PPO epochs on it
+(:mod:`euchre_env.training.ppo`), log, and every so often snapshot the learner into the league, evaluate
 it in duplicate against fixed agents, and write a checkpoint.
 
 A run lives in ``runs/<run-name>/``: ``config.yaml`` (the resolved config), TensorBoard event
@@ -26,20 +26,20 @@ from typing import Any
 import numpy as np
 import torch
 import yaml
-
-from euchre_env.actions import action_table
-from euchre_env.observation import Observer
-from training.checkpoint import (
+from euchre_env.agents.checkpoint import (
     CheckpointError,
     build_model,
     load_checkpoint,
     model_payload,
     save_checkpoint,
 )
-from training.config import TrainConfig
-from training.model import ActorCritic
-from training.ppo import ppo_update
-from training.selfplay import PAST, SELF, SelfPlay
+from euchre_env.agents.policy import ActorCritic
+from euchre_env.training.config import TrainConfig
+from euchre_env.training.ppo import ppo_update
+from euchre_env.training.selfplay import PAST, SELF, SelfPlay
+
+from euchre_env.actions import action_table
+from euchre_env.observation import Observer
 
 # What --resume may change: how long to train, and how to evaluate at the end.
 RESUMABLE_CHANGES = ("run.total_decisions", "run.max_minutes", "final_eval", "eval.workers")
@@ -77,7 +77,7 @@ class Trainer:
         self._started: float | None = None  # when this process started training
         self.best_margin = -math.inf
         self.league: list[str] = []  # snapshot file names in checkpoints/league/, oldest first
-        from agents.registry import make_agent
+        from euchre_env.agents.registry import make_agent
 
         scripted = {s: make_agent(s) for s in config.league.mix if s not in (SELF, PAST)}
         self.selfplay = SelfPlay(self.rules, self.model, config.ppo.num_games, config.league.mix, scripted,
@@ -159,7 +159,7 @@ class Trainer:
     # ------------------------------------------------------------------ evaluation
     def evaluate(self, opponents: dict[str, int], seed: int, workers: int, path: str | None = None) -> list[Any]:
         """Duplicate matches of the learner (greedy) against each opponent: ``{spec: deals}``."""
-        from training.evaluate import evaluate
+        from euchre_env.evaluation.evaluate import evaluate
 
         if path is None:  # the current weights, played in this process
             spec: Any = _GreedyFactory(self.model, self.rules, f"update {self.update}")
@@ -186,8 +186,8 @@ class Trainer:
     # ------------------------------------------------------------------ loop
     def _pretrain(self) -> None:
         """Behaviour cloning of ``pretrain.teacher`` (training/imitation.py), before the first update."""
-        from agents.registry import make_agent
-        from training.imitation import clone
+        from euchre_env.agents.registry import make_agent
+        from euchre_env.training.imitation import clone
 
         cfg = self.config
         start = time.perf_counter()
@@ -287,7 +287,7 @@ class _GreedyFactory:
         self.model, self.rules, self.name = model, rules, name
 
     def __call__(self, seed: int | None) -> Any:
-        from agents.neural import NeuralAgent
+        from euchre_env.agents.neural import NeuralAgent
 
         return NeuralAgent.from_model(self.model, self.rules, seed=seed, name=self.name)
 

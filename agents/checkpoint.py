@@ -19,11 +19,11 @@ import os
 from typing import Any
 
 import torch
+from euchre_env.agents.policy import ActorCritic
 
 from euchre_env.actions import action_table
 from euchre_env.observation import Observer
 from euchre_env.rules import Rules
-from training.model import ActorCritic
 
 FORMAT = "euchre-env-checkpoint"
 VERSION = 1

@@ -50,7 +50,7 @@ from euchre_env.rules import Rules
 
 EPISODES = ("hand", "game")
 
-# An agent spec: a string for agents.registry.make_agent, or a factory ``f(seed) -> agent``.
+# An agent spec: a string for euchre_env.agents.registry.make_agent, or a factory ``f(seed) -> agent``.
 AgentSpec = str | Callable[[int | None], Any]
 
 
@@ -103,7 +103,7 @@ def spec_name(spec: AgentSpec) -> str:
 def build_agent(spec: AgentSpec, seed: int | None = None) -> Any:
     """An agent from a registry spec (``random``, ``rules``, ``pimc:50``) or a factory."""
     if isinstance(spec, str):
-        from agents.registry import make_agent
+        from euchre_env.agents.registry import make_agent
 
         agent = make_agent(spec, seed)
     elif callable(spec):

@@ -1,6 +1,6 @@
 """A rating ladder: a round robin of duplicate matches and a Bradley-Terry fit.
 
-Every pair of agents plays one duplicate match (:mod:`training.evaluate`), all matches with
+Every pair of agents plays one duplicate match (:mod:`euchre_env.evaluation.evaluate`), all matches with
 the same master seed and so on the same deals. Each duplicate pair (a deal played twice with
 the teams swapped; in game mode, two games from the same seed) is one "board": a win for the
 agent that scored more points over its two plays (game mode: won both games), a tie when even.
@@ -26,8 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-
-from training.evaluate import (
+from euchre_env.evaluation.evaluate import (
     AgentSpec,
     MatchResult,
     derive_seed,

@@ -1,0 +1,33 @@
+"""Seats, teams and partners: the one home of the table's arithmetic.
+
+Seats are 0..3 clockwise (seat 1 sits at seat 0's left); partners sit opposite, so the
+teams are {0, 2} and {1, 3}. A seat's view numbers the others relative to itself:
+0 = itself, 1 = left-hand opponent, 2 = partner, 3 = right-hand opponent.
+"""
+
+from __future__ import annotations
+
+NUM_SEATS = 4
+NOBODY = -1  # "no seat": nobody to act, no maker yet, nobody defending alone
+
+
+def team_of(seat: int) -> int:
+    """The team of ``seat``: 0 for seats 0 and 2, 1 for seats 1 and 3."""
+    return seat % 2
+
+
+def partner_of(seat: int) -> int:
+    return (seat + 2) % NUM_SEATS
+
+
+def same_team(a: int, b: int) -> bool:
+    return team_of(a) == team_of(b)
+
+
+def relative_seat(seat: int, viewer: int) -> int:
+    """Where ``seat`` sits from ``viewer``'s chair: 0 itself, 1 left, 2 partner, 3 right."""
+    return (seat - viewer) % NUM_SEATS
+
+
+def team_seats(team: int) -> tuple[int, int]:
+    return (team, team + 2)

@@ -1,0 +1,1 @@
+"""Evaluation of agents: duplicate matches, their statistics, reports and the rating ladder."""
