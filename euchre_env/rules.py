@@ -1,6 +1,6 @@
 """The ``Rules`` dataclass: every option of the rule sources, validated, with presets.
 
-Option names are exactly those of the project's rules table (RULES.md), so the same
+Option names are exactly those of the project's rules table (docs/RULES.md), so the same
 keywords work in ``Rules.preset(...)``, ``euchre_env.env(...)`` and configs.
 """
 
@@ -54,7 +54,7 @@ class Rules:
     # --- construction -----------------------------------------------------------
     @classmethod
     def preset(cls, name: str = "knock", **overrides: Any) -> Rules:
-        """The preset ``name`` with ``overrides`` applied (option names of RULES.md)."""
+        """The preset ``name`` with ``overrides`` applied (option names of docs/RULES.md)."""
         if name not in _PRESETS:
             raise ValueError(f"unknown preset {name!r}; allowed: {', '.join(PRESETS)}")
         allowed = option_names()

@@ -31,7 +31,7 @@ class RunConfig:
 @dataclass
 class RulesConfig:
     preset: str = "knock"
-    options: dict[str, Any] = field(default_factory=dict)  # rules options of RULES.md over the preset
+    options: dict[str, Any] = field(default_factory=dict)  # rules options of docs/RULES.md over the preset
 
 
 @dataclass
