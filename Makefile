@@ -10,7 +10,7 @@ RUN ?= knock
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -c constraints.txt -e ".[dev,train,sb3,rllib,tianshou]"
+	$(PY) -m pip install --quiet -c constraints.txt -e ".[dev,eval,train,sb3,rllib,tianshou]"
 	touch $(STAMP)
 
 test: $(STAMP)
