@@ -163,6 +163,11 @@ def trick_winner(cards: list[int], deck: Deck, trump: int) -> int:
     return best
 
 
+def beats(card: int, winning: int, deck: Deck, trump: int) -> bool:
+    """Whether ``card``, played after ``winning`` (the card taking the trick so far), takes the trick from it."""
+    return trick_winner([winning, card], deck, trump) == 1
+
+
 def follow_suit(hand: list[int], led_suit: int | None, suits: tuple[int, ...]) -> list[int]:
     """Cards of ``hand`` that may be played to a trick whose led effective suit is ``led_suit``.
 
