@@ -13,8 +13,11 @@ $(STAMP): pyproject.toml constraints.txt
 	$(PY) -m pip install --quiet -c constraints.txt -e ".[dev,eval,train,sb3,rllib,tianshou]"
 	touch $(STAMP)
 
+# `make test` builds .venv with every extra the tests need: dev, eval, train and the RL-library integrations
+# (Ray/RLlib, Tianshou, Stable-Baselines3) plus OpenSpiel for the differential test, about 2.1 GB. It then runs
+# ruff and the whole test suite (the import-direction check, tests/test_layers.py, included).
 test: $(STAMP)
-	$(PY) -m ruff check euchre_env agents training tests benchmarks examples
+	$(PY) -m ruff check euchre_env agents evaluation training tests benchmarks examples
 	$(PY) -m pytest
 
 # Trains configs/knock.yaml into runs/$(RUN) (under an hour on 2 cores), then evaluates the best checkpoint
