@@ -20,19 +20,24 @@ from the other side, then low cards first). Which cards may be played comes from
 :func:`euchre_env.cards.trick_winner`, so no rule is written here a second time.
 
 ``max_tricks`` limits the search to that many trick boundaries and then scores the
-position with :func:`_estimate` (a trump/ace count), the fallback for the 12-card hands
-of the double deck, where an exact solve is too slow in Python.
+position with :meth:`DoubleDummy._estimate`: the remaining tricks shared out in proportion
+to each team's trump count (:func:`euchre_env.agents.heuristics.count_values`), the
+fallback for the 12-card hands of the double deck, where an exact solve is too slow in Python.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from euchre_env.agents.heuristics import count_values
+
 from euchre_env.cards import Deck, follow_suit, trick_winner
 from euchre_env.engine import score_hand
 from euchre_env.rules import Rules
+from euchre_env.seats import NUM_SEATS, team_of
 
-NUM_SEATS = 4
+# team_of as a table: the search's inner loops index it rather than call a function
+_TEAM = tuple(team_of(s) for s in range(NUM_SEATS))
 
 
 class DoubleDummy:
@@ -60,11 +65,8 @@ class DoubleDummy:
                 for o in bits:
                     if o != b:
                         self.twin_mask[b] |= 1 << o
-        # "strength" of each card for the depth-limit estimate
-        self.weight = tuple(
-            (2.0 + power[c] / 200.0) if suits[c] == trump else (1.0 if deck.rank_char(c) == "A" else 0.1)
-            for c in self.bit_card
-        )
+        values = count_values(deck, trump)
+        self.weight = tuple(values[c] for c in self.bit_card)  # per bit, for the depth-limit estimate
         self._legal: dict[tuple[int, int], int] = {}
         self.tt: dict[tuple, tuple[float, float]] = {}
         self._winners: dict[tuple[int, ...], int] = {}  # trick (bits in play order) -> index of the winner
@@ -248,6 +250,7 @@ class DoubleDummy:
         limit = max_tricks if max_tricks is not None else 99
         exact_relative = max_tricks is None and self.deck.copies == 1
         estimate = self._estimate
+        team = _TEAM
 
         def search(masks, t_seats, t_bits, last, alpha, beta, depth, alive):
             """Value after ``last`` played (the root's candidate cards)."""
@@ -262,7 +265,7 @@ class DoubleDummy:
             i = winners.get(trick)
             if i is None:
                 i = winner_of(trick)
-            base = 1.0 if t_seats[i] % 2 == maker_team else 0.0
+            base = 1.0 if team[t_seats[i]] == maker_team else 0.0
             return base + boundary(masks, t_seats[i], alpha - base, beta - base, depth + 1)
 
         def boundary(masks, leader, alpha, beta, depth):
@@ -324,7 +327,7 @@ class DoubleDummy:
                 i = winners.get(trick)
                 if i is None:
                     i = winner_of(trick)
-                if t_seats[i] % 2 != seat % 2:
+                if team[t_seats[i]] != team[seat]:
                     taker = len(t_bits)
                     for j, b in enumerate(moves):
                         with_b = (*trick, b)
@@ -335,7 +338,7 @@ class DoubleDummy:
                             if j:
                                 moves.insert(0, moves.pop(j))
                             break
-            maximize = seat % 2 == maker_team
+            maximize = team[seat] == maker_team
             best = -1.0 if maximize else 1e9
             t_seats.append(seat)
             last_card = len(t_bits) + 1 == n_active
@@ -375,7 +378,7 @@ class DoubleDummy:
             m = masks[s]
             while m:
                 low = m & -m
-                score[s % 2] += w[low.bit_length() - 1]
+                score[_TEAM[s]] += w[low.bit_length() - 1]
                 m ^= low
         total = score[0] + score[1]
         if total <= 0:

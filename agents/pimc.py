@@ -16,9 +16,10 @@ suit, Bid Euchre's bids, trump naming and give): in each world the hand is rebui
 ``GameState`` (the world's deal, then the public calls replayed, the dealer's discard
 drawn from the world's pile where it is hidden), the candidate is applied, and the
 calling decisions still to come -- of every seat, the agent's own included -- are taken
-by a fixed, fast heuristic (:func:`rollout_action`): a trump-strength count decides
-ordering, naming, going or defending alone (never defends alone) and bidding; the
-dealer discards and the bidder gives the weakest card. Once play starts, the world is
+by a fixed, fast heuristic (:func:`rollout_action`): the trump count of
+:mod:`euchre_env.agents.heuristics` decides ordering, naming, going or defending alone
+(never defends alone) and bidding; the dealer discards and the bidder gives the weakest
+card (:func:`~euchre_env.agents.heuristics.weakest_card`). Once play starts, the world is
 solved double-dummy (turn-up family: only whether the makers reach half / all the
 tricks, by null-window searches, since the points change only there). This is the
 approximation of the other seats' (dealer's,
@@ -27,8 +28,8 @@ only their own hand.
 
 Bid Euchre with the double deck (12-card hands): an exact solve is too slow in Python, so
 the agent uses at most ``DOUBLE_DECK_WORLDS`` worlds and a search limited to
-``DOUBLE_DECK_DEPTH`` tricks (two for play, one for the calling rollouts) scored by a
-trump/ace count beyond it (``max_tricks`` of :class:`euchre_env.agents.double_dummy.DoubleDummy`).
+``DOUBLE_DECK_DEPTH`` tricks (two for play, one for the calling rollouts) scored by the
+same trump count beyond it (``max_tricks`` of :class:`euchre_env.agents.double_dummy.DoubleDummy`).
 
 Reproducible: the generator of each decision is seeded from the agent's seed and the
 information state's content, so the same seed and ``InfoState`` give the same action.
@@ -42,42 +43,24 @@ from typing import Any
 import numpy as np
 from euchre_env.agents.base import require_information_state
 from euchre_env.agents.double_dummy import DoubleDummy, hand_value
+from euchre_env.agents.heuristics import trump_count, weakest_card
 from euchre_env.agents.worlds import WorldSampler, world_deal
 
 from euchre_env.actions import BID, HELP, MOON, NAME, ORDER, PASS, action_table
-from euchre_env.engine import GameState, Phase, team_of
+from euchre_env.cards import follow_suit
+from euchre_env.engine import GameState, scoring_thresholds
 from euchre_env.infostate import InfoState
+from euchre_env.phases import Phase
+from euchre_env.seats import partner_of, team_of
 
 DOUBLE_DECK_WORLDS = 8
 DOUBLE_DECK_DEPTH = 2
-ORDER_STRENGTH = 7.0  # rollout heuristic: order / name trump at this strength
+ORDER_STRENGTH = 7.0  # rollout heuristic: order / name trump at this trump count
 ALONE_STRENGTH = 11.0  # ... and go alone at this one
 TIE = 0.01  # weight of the seat's team's tricks, to break ties of points
 
 
 # ----------------------------------------------------------------------------- rollout policy
-def strength(state: GameState, hand: list[int], trump: int) -> float:
-    """Trump-strength count of ``hand`` if ``trump`` were trump (joker 3.5, right 3, left 2.5, ...)."""
-    deck = state.deck
-    suits = deck.effective_suits(trump)
-    power = deck.powers(trump)
-    total = 0.0
-    for c in hand:
-        if suits[c] == trump:
-            p = power[c]
-            total += 3.5 if p >= 200 else 3.0 if p >= 150 else 2.5 if p >= 140 else 1.5 + 0.1 * (p - 100)
-        elif deck.rank_char(c) == "A":
-            total += 1.0
-    return total
-
-
-def _weakest(state: GameState, hand: list[int], trump: int) -> int:
-    deck = state.deck
-    suits = deck.effective_suits(trump)
-    power = deck.powers(trump)
-    return min(hand, key=lambda c: (suits[c] == trump, deck.rank_char(c) == "A", power[c], c))
-
-
 def rollout_action(state: GameState) -> int:
     """The fast heuristic's action for a calling decision of ``state`` (see the module docstring)."""
     t = state.table
@@ -86,6 +69,7 @@ def rollout_action(state: GameState) -> int:
         return legal[0]
     seat = state.current
     hand = state.hands[seat]
+    deck = state.deck
     phase = state.phase
     acts = [t.actions[a] for a in legal]
 
@@ -100,9 +84,9 @@ def rollout_action(state: GameState) -> int:
         cards = list(hand)
         if seat == state.dealer:
             cards.append(state.upcard)
-            cards.remove(_weakest(state, cards, trump))
-        s = strength(state, cards, trump)
-        if team_of(seat) == team_of(state.dealer) and seat != state.dealer:
+            cards.remove(weakest_card(deck, cards, trump))
+        s = trump_count(deck, cards, trump)
+        if seat == partner_of(state.dealer):
             s += 1.0  # the partner's up-card
         choice = None
         if s >= ALONE_STRENGTH:
@@ -112,8 +96,8 @@ def rollout_action(state: GameState) -> int:
         return choice if choice is not None else (pick(PASS) if pick(PASS) is not None else legal[-1])
     if phase == Phase.CALL2:
         suits = [s for s in range(4) if s != state.upcard_suit]
-        best = max(suits, key=lambda s: (strength(state, hand, s), -s))
-        s = strength(state, hand, best)
+        best = max(suits, key=lambda s: (trump_count(deck, hand, s), -s))
+        s = trump_count(deck, hand, best)
         must = pick(PASS) is None
         if s >= ALONE_STRENGTH and pick(NAME, best, alone=True) is not None:
             return pick(NAME, best, alone=True)
@@ -121,15 +105,15 @@ def rollout_action(state: GameState) -> int:
             return pick(NAME, best)
         return pick(PASS)
     if phase in (Phase.JOKER_SUIT, Phase.NAME_TRUMP):
-        return max(legal, key=lambda a: (strength(state, hand, t.actions[a].arg), -a))
+        return max(legal, key=lambda a: (trump_count(deck, hand, t.actions[a].arg), -a))
     if phase == Phase.DISCARD:
-        return t.discard_base + _weakest(state, hand, state.trump if state.trump >= 0 else 0)
+        return t.discard_base + weakest_card(deck, hand, state.trump if state.trump >= 0 else 0)
     if phase == Phase.GIVE:
-        return t.give_base + _weakest(state, hand, state.trump)
+        return t.give_base + weakest_card(deck, hand, state.trump)
     if phase == Phase.DEFEND:
         return pick(PASS)
     if phase == Phase.AUCTION:
-        est = max(strength(state, hand, s) for s in range(4)) / 2.2
+        est = max(trump_count(deck, hand, s) for s in range(4)) / 2.2
         bids = [(t.bid_rank(act.arg), a) for a, act in zip(legal, acts) if act.kind == BID]
         plain = [(r, a) for r, a in bids if r <= est and t.actions[a].arg not in (HELP, MOON)]
         if plain:
@@ -200,19 +184,23 @@ class PIMCAgent:
             totals = self._give_back_values(state, legal, worlds, DOUBLE_DECK_DEPTH if double else None)
         else:
             totals = self._call_values(state, legal, worlds, rng, 1 if double else None)
-        return max(legal, key=lambda a: (totals[a], -a))
+        return max(totals, key=lambda a: (totals[a], -a))
 
     def _play_values(self, info: InfoState, legal: list[int], worlds, depth: int | None) -> dict[int, float]:
+        """Values of the cards that follow suit: under ``renege="penalize"`` the mask also allows reneges,
+        which the solver (playing by the rules) never values, so PIMC never reneges."""
         rules = info.rules
         play_base = action_table(rules).play_base
         maker_team = team_of(info.maker)
         me = team_of(info.seat)
         solver = self._solver(rules.deck_spec, info.trump)
-        totals = dict.fromkeys(legal, 0.0)
+        suits = rules.deck_spec.effective_suits(info.trump)
+        honest = follow_suit([a - play_base for a in legal], suits[info.trick[0][1]] if info.trick else None, suits)
+        totals = {play_base + c: 0.0 for c in honest}
         for world in worlds:
             values = solver.card_values(world.hands, info.seat, maker_team, trick=info.trick, out=info.out,
                                         max_tricks=depth)
-            for a in legal:
+            for a in totals:
                 made = info.tricks_won[maker_team] + values[a - play_base]
                 totals[a] += _score(rules, made, maker_team, me, info)
         return totals
@@ -240,8 +228,7 @@ class PIMCAgent:
         rules = info.rules
         me = team_of(info.seat)
         totals = dict.fromkeys(legal, 0.0)
-        half = rules.tricks_per_hand // 2 + 1
-        thresholds = (half, rules.tricks_per_hand)
+        thresholds = scoring_thresholds(rules)
         for world in worlds:
             deal, discard = world_deal(info, world, rng)
             base = self._replay(info, deal, discard)

@@ -2,35 +2,30 @@
 
 ``RuleBasedAgent`` reads only the seat's :class:`~euchre_env.infostate.InfoState` (its own
 cards, the public calls and plays, its own discard or help exchange, the voids others have
-shown) and the rule set's card tables. It never looks at a ``GameState``.
+shown) and the rule set's card tables. It never looks at a ``GameState``. What a hand is
+worth comes from :mod:`euchre_env.agents.heuristics` (the trick estimate); this module holds
+the calling thresholds and the card-play rules built on it.
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Callable
+from functools import cache
 from typing import Any
 
-import numpy as np
 from euchre_env.agents.base import require_information_state
+from euchre_env.agents.heuristics import alone_losers, best_discard, suit_tables, trick_estimate
 
-from euchre_env.actions import BID, GIVE, HELP, MOON, PLAY, ActionTable
-from euchre_env.cards import trick_winner
-from euchre_env.engine import Phase
+from euchre_env.actions import BID, GIVE, HELP, MOON, PLAY, action_table
+from euchre_env.cards import Deck, beats, follow_suit, trick_winner
 from euchre_env.infostate import InfoState
+from euchre_env.phases import Phase
 from euchre_env.rules import Rules
+from euchre_env.seats import NOBODY, NUM_SEATS, partner_of, same_team
 
-# ----------------------------------------------------------------------------- tuning
-# Every estimate is in tricks. A held trump is worth TRUMP_VALUE[k] tricks, where k is the
-# number of higher trumps neither held nor known gone (0: it is the best trump left).
-TRUMP_VALUE = (1.0, 0.75, 0.5, 0.35, 0.25, 0.2)
-TRUMP_FLOOR = 0.15
-LENGTH_BONUS = 0.2  # per trump beyond the second: long trumps pull the others' and then win
-ACE_VALUE = (0.8, 0.7, 0.5)  # best card of a side suit, by how many cards of that suit are held (1, 2, 3+)
-SECOND_MASTER_VALUE = 0.45  # the king under one's own ace
-GUARDED_KING_VALUE = 0.25  # second-best card of a side suit with a guard
-BARE_KING_VALUE = 0.15
-VOID_VALUE = 0.3  # a side-suit void when holding at least two trumps (a ruff)
+# ----------------------------------------------------------------------------- calling thresholds
 PARTNER_SHARE = 0.18  # tricks expected from the partner, per trick of the hand
 CALL_MARGIN = 0.5  # call when the team estimate reaches half the tricks plus this
 ALONE_LOSERS = 0.5  # go alone (moon) when the expected losers stay at or under this
@@ -49,131 +44,21 @@ def _upcard_value(order_index: int) -> float:
     return 0.5
 
 
-class _Tables:
-    """Per rule set: the action table and per-trump rankings of every effective suit."""
+class _Setting:
+    """Per rule set: the action table, the deck's suit tables and the calling target."""
 
     def __init__(self, rules: Rules) -> None:
-        self.rules = rules
         self.deck = rules.deck_spec
-        self.table = ActionTable(rules)
-        self.copies = self.deck.copies
-        self.n_ids = self.deck.num_ids
-        self.suits = {t: self.deck.effective_suits(t) for t in range(-1, 4)}
-        self.power = {t: self.deck.powers(t) for t in range(4)}
-        # ranking[t][s]: card ids of effective suit s under trump t, best first, one entry per copy
-        self.ranking: dict[int, dict[int, list[int]]] = {}
-        for t in range(4):
-            suits, power = self.suits[t], self.power[t]
-            self.ranking[t] = {
-                s: [c for c in sorted(range(self.n_ids), key=lambda c: -power[c]) if suits[c] == s
-                    for _ in range(self.copies)]
-                for s in range(4)
-            }
+        self.cards = suit_tables(self.deck)
+        self.table = action_table(rules)
         self.tricks = rules.tricks_per_hand
         self.partner_share = PARTNER_SHARE * self.tricks
         self.call_target = self.tricks / 2 + CALL_MARGIN
 
 
-_TABLES: dict[Rules, _Tables] = {}
-
-
-def _tables(rules: Rules) -> _Tables:
-    tables = _TABLES.get(rules)
-    if tables is None:
-        tables = _TABLES[rules] = _Tables(rules)
-    return tables
-
-
-def _walk(ranking: list[int], held: Counter, gone: Counter):
-    """(j, k, card) for each held card of a suit, best first: j-th held, k higher cards still out."""
-    held = Counter(held)
-    gone = Counter(gone)
-    j = k = 0
-    for c in ranking:
-        if held[c] > 0:
-            held[c] -= 1
-            yield j, k, c
-            j += 1
-        elif gone[c] > 0:
-            gone[c] -= 1
-        else:
-            k += 1
-
-
-def _by_suit(T: _Tables, hand, trump: int) -> dict[int, Counter]:
-    """The hand's cards grouped by effective suit under ``trump`` (with their counts)."""
-    by_suit: dict[int, Counter] = {s: Counter() for s in range(4)}
-    for c, n in Counter(hand).items():
-        by_suit[T.suits[trump][c]][c] = n
-    return by_suit
-
-
-def estimate(T: _Tables, hand, trump: int, gone=()) -> float:
-    """Tricks the hand should take with ``trump`` as trump (``gone``: cards known out of play)."""
-    by_suit, gone = _by_suit(T, hand, trump), Counter(gone)
-    value = 0.0
-    n_trumps = 0
-    for _, k, _c in _walk(T.ranking[trump][trump], by_suit[trump], gone):
-        value += TRUMP_VALUE[k] if k < len(TRUMP_VALUE) else TRUMP_FLOOR
-        n_trumps += 1
-    value += LENGTH_BONUS * max(0, n_trumps - 2)
-    voids = 0
-    for s in range(4):
-        if s == trump:
-            continue
-        length = sum(by_suit[s].values())
-        if length == 0:
-            voids += 1
-            continue
-        for j, k, _c in _walk(T.ranking[trump][s], by_suit[s], gone):
-            if j == 0 and k == 0:
-                value += ACE_VALUE[min(length, 3) - 1]
-            elif j == 1 and k == 0:
-                value += SECOND_MASTER_VALUE
-            elif j == 0 and k == 1:
-                value += GUARDED_KING_VALUE if length >= 2 else BARE_KING_VALUE
-            else:
-                break
-    if n_trumps >= 2:
-        value += VOID_VALUE * min(voids, n_trumps - 1)
-    return value
-
-
-def losers(T: _Tables, hand, trump: int, gone=()) -> tuple[float, int]:
-    """Expected losing tricks playing alone with ``trump``, and the number of trumps held."""
-    by_suit, gone = _by_suit(T, hand, trump), Counter(gone)
-    trumps = list(_walk(T.ranking[trump][trump], by_suit[trump], gone))
-    n_trumps = len(trumps)
-    top_run = sum(1 for _, k, _c in trumps if k == 0)
-    missing_above = trumps[-1][1] if trumps else 0
-    lost = 0.8 * min(n_trumps - top_run, missing_above)
-    for s in range(4):
-        if s == trump:
-            continue
-        for j, k, _c in _walk(T.ranking[trump][s], by_suit[s], gone):
-            lost += (0.15 if j == 0 else 0.35 * j) if k == 0 else 1.0
-    return lost, n_trumps
-
-
-def best_discard(T: _Tables, hand, trump: int) -> int:
-    """The card to throw away: a lone side-suit loser (voiding its suit), else the lowest loser.
-
-    Trumps and side-suit aces are kept; with nothing else, the lowest trump goes when three or
-    more trumps remain, else the lowest ace.
-    """
-    suits, power = T.suits[trump], T.power[trump]
-    side = [c for c in hand if suits[c] != trump]
-    trumps = [c for c in hand if suits[c] == trump]
-    if not side:
-        return min(hand, key=lambda c: (power[c], c))
-    length = Counter(suits[c] for c in side)
-    aces = [c for c in side if c == T.ranking[trump][suits[c]][0]]
-    low = [c for c in side if c not in aces]
-    if low:
-        return min(low, key=lambda c: (length[suits[c]], power[c], c))
-    if len(trumps) >= 3:
-        return min(trumps, key=lambda c: (power[c], c))
-    return min(aces, key=lambda c: (-length[suits[c]], c))
+@cache
+def _setting(rules: Rules) -> _Setting:
+    return _Setting(rules)
 
 
 class RuleBasedAgent:
@@ -183,16 +68,13 @@ class RuleBasedAgent:
     option (joker, 32-card deck, defend alone, dealer's partner must go alone, rubbers; ace no
     face, joker dealer discard, double deck, stick the dealer in Bid Euchre). It reads only
     ``info["information_state"]`` (create the env with ``info_state=True``), never the hidden
-    cards, and always returns one of its ``legal_actions``. Ties go to the lowest card or suit;
-    the seed is accepted for the common agent interface but nothing is random.
+    cards, and always returns one of its ``legal_actions`` (a rule that proposed anything else
+    would raise ``RuntimeError``: a bug to fix, never papered over). Ties go to the lowest card or suit;
+    nothing is random (the seed is accepted for the common agent interface and ignored).
 
     **Hand strength.** Every call starts from an estimate, in tricks, of what the hand takes with
-    a given trump suit. Each trump counts by how many higher trumps are still out (the best
-    trump left, e.g. the right bower, is a trick; the left bower behind it almost one; small
-    trumps a fraction), trumps beyond the second add length, side-suit aces count (less in long
-    suits, which get trumped), a king under its ace or a guarded king a little, and each void
-    side suit counts as a ruff when holding two or more trumps. The partner is assumed to bring
-    about 0.18 tricks per trick of the hand (0.9 of 5).
+    a given trump suit (:func:`euchre_env.agents.heuristics.trick_estimate`). The partner is
+    assumed to bring about 0.18 tricks per trick of the hand (0.9 of 5).
 
     **Turn-up family, round 1.** Order up when own estimate + partner's share reaches half the
     tricks plus a margin (3.0 of 5). The up-card changes sides: ordering it up to an opponent
@@ -245,205 +127,197 @@ class RuleBasedAgent:
     name = "rules"
     needs_observation = False
 
-    def __init__(self, seed: int | None = None) -> None:
-        self.reset(seed)
+    def __init__(self, seed: int | None = None, name: str | None = None) -> None:
+        if name is not None:
+            self.name = name
 
     def reset(self, seed: int | None = None) -> None:
-        self.rng = np.random.default_rng(seed)
+        """Nothing to reset: the agent is deterministic and keeps no state between decisions."""
 
-    # ------------------------------------------------------------------ entry point
     def act(self, observation: Any, info: dict[str, Any]) -> int:
-        info_state = require_information_state(info, "RuleBasedAgent")
-        legal = list(info_state.legal_actions)
+        s = require_information_state(info, "RuleBasedAgent")
+        legal = list(s.legal_actions)
         if not legal:
             raise ValueError("RuleBasedAgent.act: no legal action (is it this seat's turn?)")
         if len(legal) == 1:
             return int(legal[0])
-        T = _tables(info_state.rules)
-        action = self._choose(T, info_state, legal)
-        return int(action) if action in legal else int(legal[0])
+        T = _setting(s.rules)
+        decide = _DECISIONS.get(s.phase)
+        if decide is None:
+            raise RuntimeError(f"RuleBasedAgent has no rule for phase {s.phase.name}")
+        action = decide(T, s, legal)
+        if action not in legal:  # a bug in the rules below: surface it rather than play something else
+            shown = T.table.strings[action] if 0 <= action < len(T.table) else action
+            raise RuntimeError(f"RuleBasedAgent chose {shown!r} in {s.phase.name}, which is not legal; "
+                               f"legal: {', '.join(T.table.strings[a] for a in legal)}")
+        return int(action)
 
-    def _choose(self, T: _Tables, s: InfoState, legal: list[int]) -> int:
-        p = s.phase
-        if p == Phase.PLAY:
-            return self._play(T, s, legal)
-        if p == Phase.CALL1:
-            return self._call1(T, s, legal)
-        if p == Phase.CALL2:
-            return self._call2(T, s, legal)
-        if p == Phase.DISCARD:
-            if s.trump >= 0:
-                return T.table.discard_base + best_discard(T, s.hand, s.trump)
-            return T.table.discard_base + self._blind_discard(T, s.hand)
-        if p == Phase.DEFEND:
-            return self._defend(T, s, legal)
-        if p == Phase.JOKER_SUIT:
-            return T.table.name_base + self._joker_suit(T, s)
-        if p == Phase.AUCTION:
-            return self._auction(T, s, legal)
-        if p == Phase.NAME_TRUMP:
-            gone = self._gone(T, s)
-            return T.table.name_base + max(range(4), key=lambda t: (estimate(T, s.hand, t, gone), -t))
-        if p == Phase.GIVE:
-            return T.table.give_base + best_discard(T, s.hand, s.trump)
-        if p == Phase.GIVE_BACK:
-            return self._give_back(T, s, legal)
-        return legal[0]
 
-    # ------------------------------------------------------------------ calling
-    def _gone(self, T: _Tables, s: InfoState) -> list[int]:
-        """Cards this seat knows are out of everyone's hand: played, own discard, a turned-down card."""
-        gone = list(s.played)
-        if s.discarded is not None:
-            gone.append(s.discarded)
-        if s.upcard is not None and not s.upcard_taken and (s.phase == Phase.CALL2 or s.trump >= 0):
-            gone.append(s.upcard)
-        if s.given is not None and s.seat == s.bidder:
-            gone.append(s.given)  # the partner sits out holding it
-        return gone
+# ----------------------------------------------------------------------------- calling
+def _gone(s: InfoState) -> list[int]:
+    """Cards this seat knows are out of everyone's hand: played, own discard, a turned-down card."""
+    gone = list(s.played)
+    if s.discarded is not None:
+        gone.append(s.discarded)
+    if s.upcard is not None and not s.upcard_taken and (s.phase == Phase.CALL2 or s.trump >= 0):
+        gone.append(s.upcard)
+    if s.given is not None and s.seat == s.bidder:
+        gone.append(s.given)  # the partner sits out holding it
+    return gone
 
-    def _dealer_hand(self, T: _Tables, hand, upcard: int, trump: int) -> list[int]:
-        """The dealer's hand after picking up ``upcard`` and making the best discard."""
-        six = [*hand, upcard]
-        six.remove(best_discard(T, six, trump))
-        return six
 
-    def _alone_ok(self, T: _Tables, hand, trump: int, gone=()) -> bool:
-        lost, n_trumps = losers(T, hand, trump, gone)
-        return n_trumps >= 3 and lost <= ALONE_LOSERS
+def _dealer_hand(deck: Deck, hand, upcard: int, trump: int) -> list[int]:
+    """The dealer's hand after picking up ``upcard`` and making the best discard."""
+    six = [*hand, upcard]
+    six.remove(best_discard(deck, six, trump))
+    return six
 
-    def _call1(self, T: _Tables, s: InfoState, legal: list[int]) -> int:
-        t = T.table
-        trump = s.upcard_suit
-        me, dealer = s.seat, s.dealer
-        partner_of_dealer = me == (dealer + 2) % 4
-        if t.order_id not in legal:  # the dealer's partner must go alone to order
-            own = estimate(T, s.hand, trump)
-            if t.order_alone_id in legal and (own >= FORCED_ALONE_TRICKS or self._alone_ok(T, s.hand, trump)):
-                return t.order_alone_id
-            return t.pass_id
-        if me == dealer:
-            hand = self._dealer_hand(T, s.hand, s.upcard, trump)
-            own = estimate(T, hand, trump)
-        else:
-            hand = list(s.hand)
-            own = estimate(T, hand, trump)
-            idx = T.ranking[trump][trump].index(s.upcard) // T.copies
-            own += _upcard_value(idx) if partner_of_dealer else -_upcard_value(idx)
-        if t.order_alone_id in legal and self._alone_ok(T, hand, trump):
+
+def _alone_ok(deck: Deck, hand, trump: int, gone=()) -> bool:
+    lost, n_trumps = alone_losers(deck, hand, trump, gone)
+    return n_trumps >= 3 and lost <= ALONE_LOSERS
+
+
+def _best_suit(deck: Deck, hand, options, gone=()) -> int:
+    """The suit of ``options`` with the best trick estimate (ties: the lowest suit)."""
+    return max(options, key=lambda x: (trick_estimate(deck, hand, x, gone), -x))
+
+
+def _call1(T: _Setting, s: InfoState, legal: list[int]) -> int:
+    t, deck = T.table, T.deck
+    trump = s.upcard_suit
+    if t.order_id not in legal:  # the dealer's partner must go alone to order
+        own = trick_estimate(deck, s.hand, trump)
+        if t.order_alone_id in legal and (own >= FORCED_ALONE_TRICKS or _alone_ok(deck, s.hand, trump)):
             return t.order_alone_id
-        if own + T.partner_share >= T.call_target:
-            return t.order_id
         return t.pass_id
-
-    def _call2(self, T: _Tables, s: InfoState, legal: list[int]) -> int:
-        t = T.table
-        gone = self._gone(T, s)
-        options = [x for x in range(4) if t.name_base + x in legal]
-        best = max(options, key=lambda x: (estimate(T, s.hand, x, gone), -x))
-        if t.name_alone_base >= 0 and t.name_alone_base + best in legal and self._alone_ok(T, s.hand, best, gone):
-            return t.name_alone_base + best
-        forced = t.pass_id not in legal
-        if forced or estimate(T, s.hand, best, gone) + T.partner_share >= T.call_target:
-            return t.name_base + best
-        return t.pass_id
-
-    def _defend(self, T: _Tables, s: InfoState, legal: list[int]) -> int:
-        t = T.table
-        gone = self._gone(T, s)
-        own = estimate(T, s.hand, s.trump, gone)
-        n_trumps = sum(1 for c in s.hand if T.suits[s.trump][c] == s.trump)
-        if t.defend_id in legal and n_trumps >= DEFEND_ALONE_TRUMPS and own >= DEFEND_ALONE_TRICKS:
-            return t.defend_id
-        return t.pass_id
-
-    def _joker_suit(self, T: _Tables, s: InfoState) -> int:
-        def strength(x: int) -> float:
-            return estimate(T, self._dealer_hand(T, s.hand, s.upcard, x), x)
-
-        return max(range(4), key=lambda x: (strength(x), -x))
-
-    def _blind_discard(self, T: _Tables, hand) -> int:
-        """Joker dealer in Bid Euchre, before the auction: keep the hand with the strongest best suit."""
-        power = T.power[0]
-
-        def after(c: int) -> float:
-            rest = list(hand)
-            rest.remove(c)
-            return max(estimate(T, rest, x) for x in range(4))
-
-        return max(sorted(set(hand)), key=lambda c: (after(c), -power[c], -c))
-
-    def _auction(self, T: _Tables, s: InfoState, legal: list[int]) -> int:
-        t = T.table
-        best = max(range(4), key=lambda x: (estimate(T, s.hand, x), -x))
-        own = estimate(T, s.hand, best)
-        lost, n_trumps = losers(T, s.hand, best)
-        enough_trumps = n_trumps >= (T.tricks + 1) // 2
-        partner_holds = s.contract is not None and s.bidder == (s.seat + 2) % 4
-        bids = {t.actions[a].arg: a for a in legal if t.actions[a].kind == BID}
-        if MOON in bids and enough_trumps and lost <= ALONE_LOSERS:
-            return bids[MOON]
-        if HELP in bids and enough_trumps and lost <= HELP_LOSERS:
-            return bids[HELP]
-        level = math.floor(own + T.partner_share)
-        plain = sorted(lv for lv in bids if lv not in (HELP, MOON))
-        if t.pass_id not in legal:  # stick the dealer: the cheapest bid
-            return bids[plain[0]] if plain else min(legal)
-        if not partner_holds and plain and plain[0] <= level:
-            return bids[plain[0]]
-        if t.ace_no_face_id in legal and not partner_holds and (not plain or plain[0] > level):
-            return t.ace_no_face_id
-        return t.pass_id
-
-    def _give_back(self, T: _Tables, s: InfoState, legal: list[int]) -> int:
-        t = T.table
-        power = T.power[s.trump]
-        cards = [t.actions[a].arg for a in legal if t.actions[a].kind == GIVE]
-        return t.give_base + max(cards, key=lambda c: (power[c], -c))
-
-    # ------------------------------------------------------------------ card play
-    def _play(self, T: _Tables, s: InfoState, legal: list[int]) -> int:
-        table = T.table
-        trump = s.trump
-        suits, power = T.suits[trump], T.power[trump]
-        cards = sorted({table.actions[a].arg for a in legal if table.actions[a].kind == PLAY})
+    if s.seat == s.dealer:
+        hand = _dealer_hand(deck, s.hand, s.upcard, trump)
+        own = trick_estimate(deck, hand, trump)
+    else:
         hand = list(s.hand)
-        if s.trick:
-            led = suits[s.trick[0][1]]
-            follow = [c for c in cards if suits[c] == led]
-            if follow:
-                cards = follow  # follow suit honestly even when reneging is possible
-        # cards whose copies are not accounted for: in some other hand (or the undealt kitty)
-        unseen = Counter({c: T.copies for c in range(T.n_ids)})
-        unseen.subtract(hand)
-        unseen.subtract(self._gone(T, s))
-        out_cards = [c for c in range(T.n_ids) if unseen[c] > 0]
-        me = s.seat
-        partner = (me + 2) % 4
-        ctx = _PlayContext(T, s, trump, suits, power, out_cards, me, partner)
-        card = ctx.follow(cards, hand) if s.trick else ctx.lead(cards, hand)
-        return table.play_base + card
+        own = trick_estimate(deck, hand, trump)
+        idx = T.cards.ranking[trump][trump].index(s.upcard) // T.cards.copies
+        own += _upcard_value(idx) if s.seat == partner_of(s.dealer) else -_upcard_value(idx)
+    if t.order_alone_id in legal and _alone_ok(deck, hand, trump):
+        return t.order_alone_id
+    if own + T.partner_share >= T.call_target:
+        return t.order_id
+    return t.pass_id
+
+
+def _call2(T: _Setting, s: InfoState, legal: list[int]) -> int:
+    t, deck = T.table, T.deck
+    gone = _gone(s)
+    best = _best_suit(deck, s.hand, [x for x in range(4) if t.name_base + x in legal], gone)
+    if t.name_alone_base >= 0 and t.name_alone_base + best in legal and _alone_ok(deck, s.hand, best, gone):
+        return t.name_alone_base + best
+    forced = t.pass_id not in legal
+    if forced or trick_estimate(deck, s.hand, best, gone) + T.partner_share >= T.call_target:
+        return t.name_base + best
+    return t.pass_id
+
+
+def _defend(T: _Setting, s: InfoState, legal: list[int]) -> int:
+    t = T.table
+    own = trick_estimate(T.deck, s.hand, s.trump, _gone(s))
+    n_trumps = sum(1 for c in s.hand if T.cards.suits[s.trump][c] == s.trump)
+    if t.defend_id in legal and n_trumps >= DEFEND_ALONE_TRUMPS and own >= DEFEND_ALONE_TRICKS:
+        return t.defend_id
+    return t.pass_id
+
+
+def _discard(T: _Setting, s: InfoState, legal: list[int]) -> int:
+    if s.trump >= 0:
+        return T.table.discard_base + best_discard(T.deck, s.hand, s.trump)
+    # Joker dealer in Bid Euchre, before the auction: keep the hand with the strongest best suit.
+    deck, power = T.deck, T.cards.power[0]
+
+    def after(c: int) -> float:
+        rest = list(s.hand)
+        rest.remove(c)
+        return max(trick_estimate(deck, rest, x) for x in range(4))
+
+    return T.table.discard_base + max(sorted(set(s.hand)), key=lambda c: (after(c), -power[c], -c))
+
+
+def _joker_suit(T: _Setting, s: InfoState, legal: list[int]) -> int:
+    deck = T.deck
+
+    def strength(x: int) -> float:
+        return trick_estimate(deck, _dealer_hand(deck, s.hand, s.upcard, x), x)
+
+    return T.table.name_base + max(range(4), key=lambda x: (strength(x), -x))
+
+
+def _name_trump(T: _Setting, s: InfoState, legal: list[int]) -> int:
+    return T.table.name_base + _best_suit(T.deck, s.hand, range(4), _gone(s))
+
+
+def _auction(T: _Setting, s: InfoState, legal: list[int]) -> int:
+    t, deck = T.table, T.deck
+    best = _best_suit(deck, s.hand, range(4))
+    own = trick_estimate(deck, s.hand, best)
+    lost, n_trumps = alone_losers(deck, s.hand, best)
+    enough_trumps = n_trumps >= (T.tricks + 1) // 2
+    partner_holds = s.contract is not None and s.bidder == partner_of(s.seat)
+    bids = {t.actions[a].arg: a for a in legal if t.actions[a].kind == BID}
+    if MOON in bids and enough_trumps and lost <= ALONE_LOSERS:
+        return bids[MOON]
+    if HELP in bids and enough_trumps and lost <= HELP_LOSERS:
+        return bids[HELP]
+    level = math.floor(own + T.partner_share)
+    plain = sorted(lv for lv in bids if lv not in (HELP, MOON))
+    if t.pass_id not in legal:  # stick the dealer: the cheapest bid
+        return bids[plain[0]] if plain else min(legal)
+    if not partner_holds and plain and plain[0] <= level:
+        return bids[plain[0]]
+    if t.ace_no_face_id in legal and not partner_holds and (not plain or plain[0] > level):
+        return t.ace_no_face_id
+    return t.pass_id
+
+
+def _give(T: _Setting, s: InfoState, legal: list[int]) -> int:
+    return T.table.give_base + best_discard(T.deck, s.hand, s.trump)
+
+
+def _give_back(T: _Setting, s: InfoState, legal: list[int]) -> int:
+    t = T.table
+    power = T.cards.power[s.trump]
+    cards = [t.actions[a].arg for a in legal if t.actions[a].kind == GIVE]
+    return t.give_base + max(cards, key=lambda c: (power[c], -c))
+
+
+# ----------------------------------------------------------------------------- card play
+def _play(T: _Setting, s: InfoState, legal: list[int]) -> int:
+    table = T.table
+    suits = T.cards.suits[s.trump]
+    cards = sorted({table.actions[a].arg for a in legal if table.actions[a].kind == PLAY})
+    hand = list(s.hand)
+    if s.trick:  # follow suit honestly even when reneging is possible
+        cards = follow_suit(cards, suits[s.trick[0][1]], suits)
+    # cards whose copies are not accounted for: in some other hand (or the undealt kitty)
+    unseen = Counter({c: T.cards.copies for c in range(T.cards.n_ids)})
+    unseen.subtract(hand)
+    unseen.subtract(_gone(s))
+    out_cards = [c for c in range(T.cards.n_ids) if unseen[c] > 0]
+    ctx = _PlayContext(T, s, out_cards)
+    card = ctx.follow(cards) if s.trick else ctx.lead(cards, hand)
+    return table.play_base + card
 
 
 class _PlayContext:
     """The card-play heuristics for one decision."""
 
-    def __init__(self, T, s: InfoState, trump, suits, power, out_cards, me, partner) -> None:
-        self.T, self.s, self.trump, self.suits, self.power = T, s, trump, suits, power
+    def __init__(self, T: _Setting, s: InfoState, out_cards: list[int]) -> None:
+        self.deck, self.s, self.trump = T.deck, s, s.trump
+        self.suits, self.power = T.cards.suits[s.trump], T.cards.power[s.trump]
         self.out_cards = out_cards
-        self.me, self.partner = me, partner
-        self.active = [x for x in range(4) if not s.out[x]]
-        self.opponents = [x for x in self.active if x % 2 != me % 2]
+        self.me, self.partner = s.seat, partner_of(s.seat)
+        self.active = [x for x in range(NUM_SEATS) if not s.out[x]]
+        self.opponents = [x for x in self.active if not same_team(x, self.me)]
 
     # --- knowledge -------------------------------------------------------------
-    def beats(self, x: int, c: int) -> bool:
-        """Card ``x`` played after ``c`` takes it (``c`` being trump or of the suit led)."""
-        sx, sc = self.suits[x], self.suits[c]
-        if sx == sc:
-            return self.power[x] > self.power[c]
-        return sx == self.trump
-
     def master(self, c: int) -> bool:
         """No card still out is higher in ``c``'s suit."""
         return not any(self.suits[x] == self.suits[c] and self.power[x] > self.power[c] for x in self.out_cards)
@@ -451,15 +325,15 @@ class _PlayContext:
     def safe(self, c: int, behind: list[int]) -> bool:
         """No opponent in ``behind`` can hold a card that beats ``c`` (as far as voids tell)."""
         for o in behind:
-            if o % 2 == self.me % 2:
+            if same_team(o, self.me):
                 continue
             voids = self.s.voids[o] if self.s.voids else frozenset()
             for x in self.out_cards:
-                if self.suits[x] not in voids and self.beats(x, c):
+                if self.suits[x] not in voids and beats(x, c, self.deck, self.trump):
                     return False
         return True
 
-    def throw_key(self, c: int):
+    def throw_key(self, c: int) -> tuple:
         """Order for throwing off: side suits before trumps, non-masters before masters, low first."""
         return (self.suits[c] == self.trump, self.master(c), self.power[c], c)
 
@@ -470,7 +344,7 @@ class _PlayContext:
         side = [c for c in cards if suits[c] != trump]
         trumps_out = any(suits[x] == trump for x in self.out_cards)
         opp_have_trump = trumps_out and not all(trump in (s.voids[o] if s.voids else ()) for o in self.opponents)
-        we_made = s.maker >= 0 and s.maker % 2 == self.me % 2
+        we_made = s.maker != NOBODY and same_team(s.maker, self.me)
         if we_made and trumps and opp_have_trump:
             if s.maker == self.me:
                 if self.master(trumps[0]):
@@ -500,16 +374,14 @@ class _PlayContext:
         return trumps[0] if self.master(trumps[0]) else trumps[-1]
 
     # --- following -------------------------------------------------------------
-    def follow(self, cards: list[int], hand: list[int]) -> int:
-        s, T = self.s, self.T
-        trick_cards = [c for _, c in s.trick]
+    def follow(self, cards: list[int]) -> int:
+        s = self.s
         played = {x for x, _ in s.trick}
         behind = [x for x in self._order_after(self.me) if x not in played]
-        win_idx = trick_winner(trick_cards, T.deck, self.trump)
-        winner_seat, winning = s.trick[win_idx]
-        winners = [c for c in cards if trick_winner([*trick_cards, c], T.deck, self.trump) == len(trick_cards)]
+        winner_seat, winning = s.trick[trick_winner([c for _, c in s.trick], self.deck, self.trump)]
+        winners = [c for c in cards if beats(c, winning, self.deck, self.trump)]
         low = min(cards, key=self.throw_key)
-        led = self.suits[trick_cards[0]]
+        led = self.suits[s.trick[0][1]]
         if winner_seat == self.partner:
             if self.safe(winning, behind):
                 return low
@@ -530,13 +402,13 @@ class _PlayContext:
 
     def _order_after(self, seat: int) -> list[int]:
         """Active seats after ``seat`` in play order, up to the end of the trick."""
-        out = []
-        x = seat
-        for _ in range(3):
-            x = (x + 1) % 4
-            if x in self.active and x != seat:
-                out.append(x)
-        return out
+        return [x for x in ((seat + k) % NUM_SEATS for k in range(1, NUM_SEATS)) if x in self.active]
 
 
-__all__ = ["RuleBasedAgent", "best_discard", "estimate", "losers"]
+_DECISIONS: dict[Phase, Callable[[_Setting, InfoState, list[int]], int]] = {
+    Phase.PLAY: _play, Phase.CALL1: _call1, Phase.CALL2: _call2, Phase.DISCARD: _discard, Phase.DEFEND: _defend,
+    Phase.JOKER_SUIT: _joker_suit, Phase.AUCTION: _auction, Phase.NAME_TRUMP: _name_trump, Phase.GIVE: _give,
+    Phase.GIVE_BACK: _give_back,
+}
+
+__all__ = ["RuleBasedAgent"]

@@ -11,8 +11,8 @@ knows and every world respects:
   discarded it without showing it is ignored: the dealer's discard choice is a policy.)
 - Bid Euchre's help exchange, for the bidder and the partner: ``given`` lies with the
   partner, ``given_back`` with the bidder until played;
-- hand sizes: the dealer holds one more card while discarding; during the give-back the
-  bidder holds one less and the partner one more.
+- hand sizes (``InfoState.hand_sizes``, public: the dealer holds one more card while
+  discarding, during the give-back the bidder one less and the partner one more).
 
 Seats sitting out keep unknown cards (they are dealt like any other, and never play).
 Nothing is inferred from calls or bids: every consistent assignment is equally likely.
@@ -34,31 +34,15 @@ from typing import Any
 
 import numpy as np
 
-from euchre_env.engine import NUM_SEATS, Phase, partner_of
 from euchre_env.infostate import InfoState
+from euchre_env.phases import Phase
+from euchre_env.seats import NUM_SEATS, partner_of
 
 
 @dataclass(frozen=True)
 class World:
     hands: tuple[tuple[int, ...], ...]  # every seat's current cards (the observer's own included)
     pile: tuple[int, ...]  # undealt cards and the dealer's discard (turned-down up-card included)
-
-
-def hand_sizes(info: InfoState) -> list[int]:
-    """Cards each seat holds now."""
-    r = info.rules
-    sizes = [r.hand_size] * NUM_SEATS
-    if info.phase == Phase.DISCARD:
-        sizes[info.dealer] += 1
-    if info.phase == Phase.GIVE_BACK:
-        sizes[info.bidder] -= 1
-        sizes[partner_of(info.bidder)] += 1
-    for _, plays in info.tricks:
-        for s, _ in plays:
-            sizes[s] -= 1
-    for s, _ in info.trick:
-        sizes[s] -= 1
-    return sizes
 
 
 class WorldSampler:
@@ -70,7 +54,10 @@ class WorldSampler:
         deck = rules.deck_spec
         self.deck = deck
         me = info.seat
-        sizes = hand_sizes(info)
+        if len(info.hand_sizes) != NUM_SEATS:
+            raise ValueError(f"WorldSampler needs the InfoState's hand_sizes (one per seat), got {info.hand_sizes!r}: "
+                             "build it with euchre_env.infostate.information_state()")
+        sizes = list(info.hand_sizes)
         self.sizes = sizes
         counts = [deck.copies] * deck.num_ids
 
@@ -211,11 +198,6 @@ class WorldSampler:
                 dest.extend(order[pos:pos + x])
                 pos += x
         return World(tuple(tuple(sorted(h)) for h in hands), tuple(sorted(pile)))
-
-
-def sample_worlds(info: InfoState, n: int, rng: np.random.Generator) -> list[World]:
-    sampler = WorldSampler(info)
-    return [sampler.sample(rng) for _ in range(n)]
 
 
 def world_deal(info: InfoState, world: World, rng: np.random.Generator) -> tuple[dict[str, Any], int | None]:

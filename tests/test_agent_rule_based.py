@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from euchre_env.agents import rule_based
 from euchre_env.agents.random_agent import RandomAgent
 from euchre_env.agents.registry import make_agent
-from euchre_env.agents.rule_based import RuleBasedAgent, _tables
+from euchre_env.agents.rule_based import RuleBasedAgent
 
 import euchre_env
 from euchre_env import GameState, Rules
@@ -66,6 +67,26 @@ def test_interface_and_registry():
     assert RuleBasedAgent.needs_observation is False
     with pytest.raises(ValueError, match="info_state=True"):
         agent.act({}, {"action_mask": np.ones(3, np.int8)})
+    assert make_agent("rules", seed=1).name == "rules" and RuleBasedAgent(name="team A").name == "team A"
+
+
+def test_an_illegal_choice_raises_instead_of_playing_something_else(monkeypatch):
+    """A bug in a rule must surface: act() never replaces the rule's choice by another legal action."""
+    state = turnup(BOWERS, "9H")
+    legal = state.legal_actions()
+    monkeypatch.setitem(rule_based._DECISIONS, state.phase, lambda T, s, legal: T.table.play_base)
+    with pytest.raises(RuntimeError, match=r"chose 'play 9C' in CALL1, which is not legal; legal: pass, order"):
+        decide(state)
+    assert state.legal_actions() == legal  # nothing was applied
+
+
+def test_reset_is_a_no_op():
+    """The agent keeps no state: reset(seed) exists for the protocol, and choices do not depend on it."""
+    agent = RuleBasedAgent(seed=1)
+    before = decide(turnup(BOWERS, "9H"), agent)
+    agent.reset(99)
+    assert decide(turnup(BOWERS, "9H"), agent) == before == decide(turnup(BOWERS, "9H"), RuleBasedAgent())
+    assert not hasattr(agent, "rng")
 
 
 # ============================================================================ legality
@@ -108,13 +129,9 @@ def test_only_legal_actions_mixed_with_random_players(preset, options):
                 env.step(None)
                 continue
             player = players[agent]
-            if isinstance(player, RuleBasedAgent):
-                # the strategy itself picks a legal action (the fallback in act() is never needed)
-                state = info["information_state"]
-                legal = list(state.legal_actions)
-                assert player._choose(_tables(state.rules), state, legal) in legal
-                decisions += 1
+            # act() raises if a rule proposes an illegal action, so every rule-based call checks itself
             action = player.act(obs, info)
+            decisions += isinstance(player, RuleBasedAgent)
             assert obs["action_mask"][action] == 1, (preset, options, env.unwrapped.action_to_str(action))
             env.step(action)
     assert decisions > 250

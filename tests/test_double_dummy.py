@@ -7,6 +7,7 @@ import copy
 import numpy as np
 import pytest
 from euchre_env.agents.double_dummy import DoubleDummy, hand_value
+from euchre_env.agents.heuristics import trump_count
 
 from euchre_env.engine import GameState, Phase, team_of
 from euchre_env.rules import Rules
@@ -172,6 +173,17 @@ def test_positions_differing_only_in_played_cards_share_table_entries():
     entries = len(dd.tt)
     assert dd.value(second, 1, 0) == value == DoubleDummy(rules.deck_spec, 2).value(second, 1, 0)
     assert len(dd.tt) == entries
+
+
+def test_the_depth_limit_estimate_shares_the_tricks_by_trump_count():
+    """Beyond ``max_tricks`` the makers get the remaining tricks in proportion to their team's trump count."""
+    rules = Rules.preset("bid", double_deck=True)
+    deck = rules.deck_spec
+    hands = [list(h) for h in GameState(rules, 3).hands]
+    for trump, maker_team in ((0, 0), (2, 1)):
+        count = [trump_count(deck, hands[t] + hands[t + 2], trump) for t in (0, 1)]
+        expected = rules.tricks_per_hand * count[maker_team] / sum(count)
+        assert DoubleDummy(deck, trump).value(hands, 1, maker_team, max_tricks=0) == pytest.approx(expected)
 
 
 def test_hand_value_follows_the_scoring():

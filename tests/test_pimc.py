@@ -11,8 +11,10 @@ from euchre_env.agents.pimc import PIMCAgent
 from euchre_env.agents.registry import make_agent
 from euchre_env.evaluation.evaluate import Match, play_match
 
+from euchre_env.cards import follow_suit
 from euchre_env.engine import GameState
 from euchre_env.infostate import information_state
+from euchre_env.phases import Phase
 from euchre_env.rules import Rules
 
 RESULTS = Path(__file__).resolve().parent.parent / "docs" / "results"
@@ -45,6 +47,25 @@ def test_pimc_only_plays_legal_actions(preset, options):
                 action = legal[rng.integers(len(legal))]
             assert action in state.legal_actions()
             state.apply(action)
+
+
+def test_pimc_follows_suit_when_reneging_is_only_penalized():
+    """Under renege="penalize" the mask allows every card; PIMC (solving by the rules) still follows suit."""
+    rules = Rules.preset("knock", renege="penalize")
+    agent = PIMCAgent(seed=3, worlds=2)
+    suits_played = 0
+    for h in range(3):
+        state = GameState(rules, h)
+        while not state.hand_over:
+            action = agent.act(None, _info(state))
+            assert action in state.legal_actions()
+            if state.phase == Phase.PLAY and state.trick:
+                suits = state.deck.effective_suits(state.trump)
+                honest = follow_suit(state.hands[state.current], suits[state.trick[0]], suits)
+                assert state.table.actions[action].arg in honest
+                suits_played += len(honest) < len(state.legal_actions())  # a renege was on offer
+            state.apply(action)
+    assert suits_played > 0
 
 
 def test_pimc_is_reproducible():

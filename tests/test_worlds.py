@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections import Counter
 
 import numpy as np
 import pytest
-from euchre_env.agents.worlds import WorldSampler, hand_sizes, world_deal
+from euchre_env.agents.worlds import WorldSampler, world_deal
 
 from euchre_env.engine import GameState, Phase
 from euchre_env.infostate import information_state
@@ -33,7 +34,7 @@ def _check_world(state: GameState, seat: int, world) -> None:
     info = information_state(state, seat)
     deck = state.deck
     assert world.hands[seat] == tuple(sorted(state.hands[seat]))
-    assert [len(h) for h in world.hands] == [len(h) for h in state.hands] == hand_sizes(info)
+    assert [len(h) for h in world.hands] == [len(h) for h in state.hands] == list(info.hand_sizes)
     everything = Counter(c for h in world.hands for c in h) + Counter(world.pile) + Counter(info.played)
     assert everything == Counter(deck.cards())
     suits = deck.effective_suits(state.trump)
@@ -63,6 +64,12 @@ def test_worlds_never_contradict_the_seat(preset, options):
             assert sampler.count() > 0
             for _ in range(5):
                 _check_world(state, seat, sampler.sample(rng))
+
+
+def test_an_info_state_without_hand_sizes_is_refused_clearly():
+    info = information_state(GameState(Rules.preset("knock"), 0), 1)
+    with pytest.raises(ValueError, match=r"needs the InfoState's hand_sizes \(one per seat\), got \(\)"):
+        WorldSampler(dataclasses.replace(info, hand_sizes=()))
 
 
 def test_world_deal_rebuilds_the_hand_before_play():
