@@ -16,6 +16,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import pickle
+import re
+import warnings
+import zipfile
 from typing import Any
 
 import torch
@@ -30,7 +34,7 @@ VERSION = 1
 
 
 class CheckpointError(ValueError):
-    """A checkpoint that cannot be used: missing, damaged, foreign, or for other rules."""
+    """A checkpoint that cannot be used: missing, damaged, foreign, or for other rules (one line)."""
 
 
 def fingerprint(rules: Rules) -> str:
@@ -47,12 +51,12 @@ def rules_key(rules: Rules) -> dict[str, Any]:
     return data
 
 
-def check_rules(path: str, trained: Rules, here: Rules) -> None:
+def check_rules(path: str | os.PathLike, trained: Rules, here: Rules) -> None:
     """Raise a CheckpointError naming every option in which ``trained`` and ``here`` differ."""
     want, have = rules_key(trained), rules_key(here)
     if want != have:
         diff = ", ".join(f"{k}={want[k]!r} there, {have[k]!r} here" for k in want if want[k] != have[k])
-        raise CheckpointError(f"checkpoint {path!r} was trained for other rules: {diff}")
+        raise CheckpointError(f"checkpoint {os.fspath(path)!r} was trained for other rules: {diff}")
 
 
 def model_payload(model: ActorCritic, rules: Rules, hidden: list[int]) -> dict[str, Any]:
@@ -85,18 +89,54 @@ def save_checkpoint(payload: dict[str, Any], path: str) -> None:
             os.remove(tmp)
 
 
-def load_checkpoint(path: str, rules: Rules | None = None) -> dict[str, Any]:
-    """Read and check a checkpoint; ``rules``, when given, must be the checkpoint's rules."""
+def _one_line(text: object, limit: int = 120) -> str:
+    """The first line of an error text, cut to ``limit`` characters (torch's messages run to paragraphs)."""
+    line = str(text).strip().splitlines()[0] if str(text).strip() else ""
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def _read(path: str) -> Any:
+    """``torch.load`` of ``path`` with every way of failing turned into one CheckpointError line."""
+    if os.path.isdir(path):
+        raise CheckpointError(f"{path!r} is a directory, not a checkpoint file")
     if not os.path.isfile(path):
         raise CheckpointError(f"no checkpoint file at {path!r}")
+    damaged = f"{path!r} is not a readable checkpoint: not a PyTorch file (truncated or damaged?)"
     try:
-        data = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as e:  # torch raises many kinds for a damaged file; all mean the same here
-        kind = type(e).__name__
-        raise CheckpointError(
-            f"{path!r} is not a readable checkpoint (truncated, damaged, or holding more than plain data): "
-            f"{kind}: {str(e).splitlines()[0] if str(e) else ''}"
-        ) from None
+        with open(path, "rb") as f:
+            # torch.save writes a zip archive; anything else (text, a truncated file) is refused before
+            # torch's readers, which fail on it with KeyError, EOFError or OSError and paragraphs of advice.
+            if not zipfile.is_zipfile(f):
+                raise CheckpointError(damaged)
+            f.seek(0)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # torch warns about pickle protocols before failing anyway
+                return torch.load(f, map_location="cpu", weights_only=True)
+    except CheckpointError:
+        raise
+    except PermissionError as e:
+        raise CheckpointError(f"cannot read checkpoint {path!r}: {e.strerror}") from None
+    except pickle.UnpicklingError as e:
+        # weights-only loading names the first class it refused; any other unpickling error is damage
+        refused = re.search(r"GLOBAL (\S+) was not an allowed global", str(e))
+        if refused:
+            raise CheckpointError(
+                f"{path!r} is not a readable checkpoint: holding more than plain data (a pickled "
+                f"{_one_line(refused.group(1), 60)}), which torch.load(weights_only=True) refuses"
+            ) from None
+        raise CheckpointError(damaged) from None
+    except Exception:  # torch's zip and pickle readers raise many kinds for a damaged file; all mean this
+        raise CheckpointError(damaged) from None
+
+
+def load_checkpoint(path: str | os.PathLike, rules: Rules | None = None) -> dict[str, Any]:
+    """Read and check a checkpoint; ``rules``, when given, must be the checkpoint's rules.
+
+    Every file that cannot be played (missing, a directory, damaged, foreign, for another code
+    version) raises a :class:`CheckpointError` of one short line naming the file and the fault.
+    """
+    path = os.fspath(path)
+    data = _read(path)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise CheckpointError(f"{path!r} is not a euchre-env checkpoint (no format tag {FORMAT!r})")
     if data.get("version") != VERSION:
@@ -106,13 +146,13 @@ def load_checkpoint(path: str, rules: Rules | None = None) -> dict[str, Any]:
             raise CheckpointError(f"{path!r} is missing {key!r}")
     try:
         saved_rules = Rules.from_dict(data["rules"])
-    except (TypeError, ValueError) as e:
-        raise CheckpointError(f"{path!r} holds invalid rules: {e}") from None
+    except (TypeError, ValueError, AttributeError) as e:
+        raise CheckpointError(f"{path!r} holds invalid rules: {_one_line(e)}") from None
     if data["fingerprint"] != fingerprint(saved_rules):
         raise CheckpointError(
             f"{path!r} was written for another observation layout or action table (fingerprint "
-            f"{data['fingerprint']}, this code gives {fingerprint(saved_rules)} for its rules); retrain or use "
-            "the euchre-env version that wrote it"
+            f"{_one_line(data['fingerprint'], 20)}, this code's is {fingerprint(saved_rules)}): retrain, or use the "
+            "euchre-env version that wrote it"
         )
     if rules is not None:
         check_rules(path, saved_rules, rules)
@@ -120,11 +160,16 @@ def load_checkpoint(path: str, rules: Rules | None = None) -> dict[str, Any]:
     return data
 
 
-def build_model(data: dict[str, Any]) -> ActorCritic:
-    """The network of a loaded checkpoint, weights in, in eval mode."""
-    model = ActorCritic(int(data["obs_size"]), int(data["num_actions"]), [int(h) for h in data["hidden"]])
+def build_model(data: dict[str, Any], path: str | os.PathLike | None = None) -> ActorCritic:
+    """The network of a loaded checkpoint (``path``: the file, for messages), weights in, in eval mode."""
+    where = "checkpoint" if path is None else f"checkpoint {os.fspath(path)!r}"
     try:
+        hidden = [int(h) for h in data["hidden"]]
+        model = ActorCritic(int(data["obs_size"]), int(data["num_actions"]), hidden)
         model.load_state_dict(data["model"])
-    except (RuntimeError, KeyError, TypeError) as e:
-        raise CheckpointError(f"checkpoint weights do not fit the network they describe: {e}") from None
+    except (RuntimeError, KeyError, TypeError, ValueError, AttributeError) as e:
+        # load_state_dict lists every mismatch on its own line after a header: show the first one
+        lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
+        detail = _one_line(lines[1] if len(lines) > 1 else e)
+        raise CheckpointError(f"{where}: the weights do not fit the network it describes ({detail})") from None
     return model.eval()

@@ -140,10 +140,12 @@ class PIMCAgent:
     name = "pimc"
     needs_observation = False
 
-    def __init__(self, seed: int | None = None, worlds: int = 50) -> None:
-        if worlds < 1:
-            raise ValueError(f"PIMCAgent: worlds must be at least 1, got {worlds}")
+    def __init__(self, seed: int | None = None, worlds: int = 50, name: str | None = None) -> None:
+        if isinstance(worlds, bool) or not isinstance(worlds, int) or worlds < 1:
+            raise ValueError(f"PIMCAgent: worlds must be an integer of at least 1, got {worlds!r}")
         self.worlds = worlds
+        if name is not None:
+            self.name = name
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:

@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     try:
         play_game(args.rules, args.seed, args.players)
-    except ValueError as err:
+    except (ValueError, ModuleNotFoundError) as err:  # a bad spec, or a checkpoint spec without torch
         parser.exit(2, f"{parser.prog}: error: {err}\n")
 
 

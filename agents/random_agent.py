@@ -12,7 +12,9 @@ class RandomAgent:
 
     name = "random"
 
-    def __init__(self, seed: int | None = None) -> None:
+    def __init__(self, seed: int | None = None, name: str | None = None) -> None:
+        if name is not None:
+            self.name = name
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:

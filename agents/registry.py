@@ -1,8 +1,17 @@
-"""Agent specs on the command line and in configs: ``random``, ``rules``, ``pimc:50``, a checkpoint path (``.pt``)."""
+"""Agent specs on the command line and in configs: ``random``, ``rules``, ``pimc:50``, a checkpoint path (``.pt``).
+
+:func:`check_spec` validates a spec without building anything (no agent, no checkpoint read,
+no torch); :func:`make_agent` builds the agent. Both raise one self-contained line naming the
+spec and what is allowed: :class:`~euchre_env.agent_specs.UnknownAgentSpec` for a name no
+agent has (so that the env's resolver chain can try the next resolver), ``ValueError`` for a
+bad parameter or a missing checkpoint file. Callers print the message as it is.
+"""
 
 from __future__ import annotations
 
 import importlib
+import os
+import re
 from typing import Any
 
 from euchre_env.agent_specs import UnknownAgentSpec
@@ -13,38 +22,64 @@ _AGENTS: dict[str, tuple[str, str, str | None]] = {
     "rules": ("euchre_env.agents.rule_based", "RuleBasedAgent", None),
     "pimc": ("euchre_env.agents.pimc", "PIMCAgent", "worlds"),
 }
+CHECKPOINT_SUFFIX = ".pt"
 
 
 def agent_names() -> list[str]:
+    """The agent names a spec may start with (a checkpoint path is the other kind of spec)."""
     return sorted(_AGENTS)
 
 
-def make_agent(spec: str, seed: int | None = None, **kwargs: Any):
-    """Build the agent a spec names. Unknown specs raise ValueError listing the known ones."""
-    text = str(spec).strip()
-    if text.endswith(".pt"):
-        from euchre_env.agents.neural import NeuralAgent
-
-        agent = NeuralAgent(text, seed=seed, **kwargs)
-        agent.name = text
-        return agent
-    name, _, param = text.partition(":")
+def _parse(text: str) -> tuple[str, dict[str, int]]:
+    """The agent name of a (stripped) non-checkpoint spec and its constructor parameters; raises if invalid."""
+    name, colon, param = text.partition(":")
     if name not in _AGENTS:
         raise UnknownAgentSpec(
-            f"unknown agent spec {spec!r}; known: {', '.join(agent_names())} (e.g. 'pimc:50'), or a checkpoint path "
-            "ending in .pt"
+            f"unknown agent spec {text!r}; known: {', '.join(agent_names())} (e.g. 'pimc:50'), or a checkpoint "
+            f"path ending in {CHECKPOINT_SUFFIX}"
         )
-    module, cls, param_name = _AGENTS[name]
-    if param:
-        if param_name is None:
-            raise ValueError(f"agent {name!r} takes no parameter, got {spec!r}")
-        try:
-            kwargs[param_name] = int(param)
-        except ValueError:
-            raise ValueError(f"agent spec {spec!r}: {param_name} must be an integer") from None
-        if kwargs[param_name] < 1:
-            raise ValueError(f"agent spec {spec!r}: {param_name} must be at least 1")
+    param_name = _AGENTS[name][2]
+    if not colon:
+        return name, {}
+    if param_name is None:
+        raise ValueError(f"agent spec {text!r}: {name!r} takes no parameter (write {name!r})")
+    if not re.fullmatch(r"[+-]?\d+", param.strip()):
+        raise ValueError(f"agent spec {text!r}: {param_name} must be an integer, e.g. '{name}:50', got {param!r}")
+    value = int(param)
+    if value < 1:
+        raise ValueError(f"agent spec {text!r}: {param_name} must be at least 1, got {value}")
+    return name, {param_name: value}
+
+
+def check_spec(spec: str) -> None:
+    """Raise unless ``spec`` names an agent that :func:`make_agent` can build; builds nothing.
+
+    Checked: a known agent name, an integer parameter of at least 1 where the agent takes one
+    and none where it does not; a ``.pt`` spec must name an existing file (its content is read
+    only when the agent is built).
+    """
+    text = str(spec).strip()
+    if text.endswith(CHECKPOINT_SUFFIX):
+        if os.path.isdir(text):
+            raise ValueError(f"{text!r} is a directory, not a checkpoint file")
+        if not os.path.isfile(text):
+            raise ValueError(f"no checkpoint file at {text!r}")
+        return
+    _parse(text)
+
+
+def make_agent(spec: str, seed: int | None = None, **kwargs: Any) -> Any:
+    """Build the agent ``spec`` names (see :func:`check_spec` for what is refused and how).
+
+    The agent's ``name`` is the spec text, which evaluation tables print; ``kwargs`` go to the
+    agent's constructor (e.g. ``greedy=False`` for a checkpoint).
+    """
+    text = str(spec).strip()
+    if text.endswith(CHECKPOINT_SUFFIX):
+        from euchre_env.agents.neural import NeuralAgent  # here, not at the top: only checkpoints need torch
+
+        return NeuralAgent(text, seed=seed, **{"name": text, **kwargs})
+    name, params = _parse(text)
+    module, cls, _ = _AGENTS[name]
     agent_cls = getattr(importlib.import_module(module), cls)
-    agent = agent_cls(seed=seed, **kwargs)
-    agent.name = text
-    return agent
+    return agent_cls(seed=seed, **{"name": text, **kwargs, **params})
