@@ -3,23 +3,24 @@
 Three users need a guess at a hand's worth, at two levels of cost, so there are two families
 here, and they deliberately stay apart:
 
-- **The trick estimate** (:func:`trick_estimate`, :func:`alone_losers`, :func:`best_discard`),
-  for :class:`~euchre_env.agents.rule_based.RuleBasedAgent`. It counts tricks, knows which
-  higher cards are already gone, values side-suit aces, guarded kings and ruffing voids, and
-  picks a discard that voids a suit. It is rich because the rule-based agent has nothing else
-  to decide with.
-- **The trump count** (:func:`trump_count`, :func:`weakest_card`, :func:`count_values`), for
-  PIMC's calling rollouts (:func:`euchre_env.agents.pimc.rollout_action`), which run every
-  later call of every world of every candidate, so they need a count that costs a table
-  look-up per card; and for the double-dummy solver's depth-limit estimate
-  (:meth:`euchre_env.agents.double_dummy.DoubleDummy`, ``max_tricks``), which scores each
-  team's share of the remaining tricks by the same per-card values.
+- **The trick estimate** (:func:`trick_estimate`, :func:`alone_losers`, :func:`upcard_value`,
+  :func:`best_discard`), for :class:`~euchre_env.agents.rule_based.RuleBasedAgent`. It counts
+  tricks, knows which higher cards are already gone, values side-suit aces, guarded kings and
+  ruffing voids, and discards so as to void a suit. It is rich because the rule-based agent
+  has nothing else to decide with.
+- **The trump count** (:func:`trump_count`, :func:`count_values`, :func:`weakest_card`), for
+  PIMC's calling rollouts (:func:`euchre_env.agents.pimc.rollout_action`), which take every
+  later call of every world for every candidate action, so they need a count that costs one
+  table look-up per card; and for the double-dummy solver's depth-limit estimate
+  (:class:`euchre_env.agents.double_dummy.DoubleDummy` with ``max_tricks``), which shares the
+  remaining tricks out by each team's total of the same per-card values.
 
 The two cannot become one without changing recorded behaviour: the rule-based agent's and
-PIMC's decisions are published results (``docs/results``) and are replayed exactly by the
-tests, so each family keeps its exact numbers. Only the depth-limit estimate (used for the
-double-deck Bid Euchre fallback, which has no recorded results) was free to move, and now
-uses the trump count instead of a third set of weights.
+PIMC's decisions are published results (``docs/results``) that the tests replay exactly, so
+each family keeps its exact numbers (and :func:`best_discard` and :func:`weakest_card` stay
+two discards). Only the depth-limit estimate, used for the double-deck Bid Euchre fallback,
+which has no recorded results, was free to move: it now uses the trump count instead of a
+third set of weights.
 """
 
 from __future__ import annotations
@@ -153,6 +154,22 @@ def alone_losers(deck: Deck, hand: Iterable[int], trump: int, gone: Iterable[int
     return lost, n_trumps
 
 
+def upcard_value(deck: Deck, upcard: int, trump: int) -> float:
+    """What the turned-up card adds to the dealer's side, in tricks: a trump plus a discarded loser.
+
+    The rule-based agent adds it to its estimate when ordering up to its partner and subtracts
+    it when ordering up to an opponent: 0.95 for the two best trumps, 0.75 for the next two,
+    0.5 below.
+    """
+    T = suit_tables(deck)
+    order = T.ranking[trump][trump].index(upcard) // T.copies
+    if order <= 1:
+        return 0.95
+    if order <= 3:
+        return 0.75
+    return 0.5
+
+
 def best_discard(deck: Deck, hand: Sequence[int], trump: int) -> int:
     """The rule-based agent's card to throw away: a lone side-suit loser (voiding its suit), else the lowest loser.
 
@@ -221,5 +238,5 @@ def weakest_card(deck: Deck, hand: Iterable[int], trump: int) -> int:
 
 __all__ = [
     "SuitTables", "alone_losers", "best_discard", "count_values", "suit_tables", "trick_estimate", "trump_count",
-    "weakest_card",
+    "upcard_value", "weakest_card",
 ]

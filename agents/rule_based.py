@@ -16,7 +16,7 @@ from functools import cache
 from typing import Any
 
 from euchre_env.agents.base import require_information_state
-from euchre_env.agents.heuristics import alone_losers, best_discard, suit_tables, trick_estimate
+from euchre_env.agents.heuristics import alone_losers, best_discard, suit_tables, trick_estimate, upcard_value
 
 from euchre_env.actions import BID, GIVE, HELP, MOON, PLAY, action_table
 from euchre_env.cards import Deck, beats, follow_suit, trick_winner
@@ -33,15 +33,6 @@ HELP_LOSERS = 1.5  # bid help: the partner's best trump covers about one loser
 DEFEND_ALONE_TRICKS = 3.0  # own estimate needed to defend alone
 DEFEND_ALONE_TRUMPS = 3
 FORCED_ALONE_TRICKS = 3.2  # the dealer's partner who may only order alone: own estimate needed
-
-
-def _upcard_value(order_index: int) -> float:
-    """What the up-card adds to the dealer's side: a top trump plus a discarded loser."""
-    if order_index <= 1:
-        return 0.95
-    if order_index <= 3:
-        return 0.75
-    return 0.5
 
 
 class _Setting:
@@ -196,9 +187,8 @@ def _call1(T: _Setting, s: InfoState, legal: list[int]) -> int:
         own = trick_estimate(deck, hand, trump)
     else:
         hand = list(s.hand)
-        own = trick_estimate(deck, hand, trump)
-        idx = T.cards.ranking[trump][trump].index(s.upcard) // T.cards.copies
-        own += _upcard_value(idx) if s.seat == partner_of(s.dealer) else -_upcard_value(idx)
+        up = upcard_value(deck, s.upcard, trump)
+        own = trick_estimate(deck, hand, trump) + (up if s.seat == partner_of(s.dealer) else -up)
     if t.order_alone_id in legal and _alone_ok(deck, hand, trump):
         return t.order_alone_id
     if own + T.partner_share >= T.call_target:

@@ -10,6 +10,7 @@ from euchre_env.agents.heuristics import (
     suit_tables,
     trick_estimate,
     trump_count,
+    upcard_value,
     weakest_card,
 )
 
@@ -57,6 +58,13 @@ def test_alone_losers_of_a_near_march():
     assert trumps == 4 and lost <= 0.5
     lost, trumps = alone_losers(DECK, cards("JH 9H KS QS 9D"), HEARTS)
     assert trumps == 2 and lost >= 3
+
+
+def test_upcard_value_by_rank_in_trump():
+    values = [upcard_value(DECK, DECK.parse(c), HEARTS) for c in ("JH", "JD", "AH", "KH", "QH", "9H")]
+    assert values == [0.95, 0.95, 0.75, 0.75, 0.5, 0.5]
+    double = Rules.preset("bid", double_deck=True).deck_spec  # two copies: the rank, not the position, counts
+    assert upcard_value(double, double.parse("JD"), HEARTS) == 0.95
 
 
 def test_best_discard_voids_a_suit_and_keeps_aces():
