@@ -1,9 +1,10 @@
 """A rating ladder: a round robin of duplicate matches and a Bradley-Terry fit.
 
-Every pair of agents plays one duplicate match (:mod:`euchre_env.evaluation.evaluate`), all matches with
-the same master seed and so on the same deals. Each duplicate pair (a deal played twice with
-the teams swapped; in game mode, two games from the same seed) is one "board": a win for the
-agent that scored more points over its two plays (game mode: won both games), a tie when even.
+Every pair of agents plays one duplicate match (:func:`~euchre_env.evaluation.evaluate.evaluate`),
+all matches with the same master seed and so on the same deals. Each duplicate pair (a deal
+played twice with the teams swapped; in game mode, two games from the same seed) is one
+"board": a win for the agent that scored more points over its two plays (game mode: won both
+games), a tie when even.
 
 Ratings come from a Bradley-Terry model fitted to the board results, ties counting half a
 win, with one virtual tied board added to every pairing so that an agent winning every board
@@ -16,57 +17,20 @@ interval is therefore [0, 0] and the others' are relative to it.
 
 from __future__ import annotations
 
-import csv
-import json
 import math
-import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from euchre_env.evaluation.evaluate import (
-    AgentSpec,
-    MatchResult,
-    derive_seed,
-    evaluate,
-    fmt_signed,
-    jsonable,
-    markdown_table,
-    match_table,
-    spec_name,
-    write_summary_csv,
-)
+from euchre_env.evaluation.evaluate import evaluate
+from euchre_env.evaluation.match import AgentSpec, spec_name
+from euchre_env.evaluation.results import MatchResult
+from euchre_env.evaluation.seeds import bootstrap_seed
+from euchre_env.evaluation.stats import bradley_terry
 
-ELO_SCALE = 400.0 / math.log(10.0)  # rating = ELO_SCALE * ln(strength)
-_TAG_BOOTSTRAP = 2
-
-
-def bradley_terry(scores: np.ndarray, boards: np.ndarray, prior: float = 1.0, tol: float = 1e-10,
-                  max_iter: int = 10_000) -> np.ndarray:
-    """Elo-scale Bradley-Terry ratings, the first agent anchored at 0.
-
-    ``scores[i, j]``: boards i won against j (ties as one half); ``boards[i, j]``: boards i and
-    j played (symmetric). ``prior`` virtual tied boards are added to every pairing that played.
-    Fitted by the minorization-maximization iteration of Hunter (2004).
-    """
-    k = scores.shape[0]
-    played = boards > 0
-    w = scores + np.where(played, prior / 2, 0.0)
-    n = boards + np.where(played, prior, 0.0)
-    wins = w.sum(axis=1)
-    p = np.ones(k)
-    for _ in range(max_iter):
-        denom = (n / (p[:, None] + p[None, :])).sum(axis=1)
-        new = np.where(denom > 0, wins / np.where(denom > 0, denom, 1.0), 1.0)
-        new /= math.exp(np.log(new).mean())
-        done = np.max(np.abs(new - p) / p) < tol
-        p = new
-        if done:
-            break
-    ratings = ELO_SCALE * np.log(p)
-    return ratings - ratings[0]
+from euchre_env.rules import Rules
 
 
 @dataclass
@@ -119,7 +83,7 @@ def _labels(specs: Sequence[AgentSpec]) -> list[str]:
 
 def run_ladder(
     specs: Sequence[AgentSpec],
-    rules: Any = "knock",
+    rules: Rules | str = "knock",
     n: int = 1000,
     seed: int = 0,
     episode: str = "hand",
@@ -156,7 +120,7 @@ def run_ladder(
     ratings = fit(np.ones(n))
     low, high = [math.nan] * k, [math.nan] * k
     if bootstrap > 0:
-        rng = np.random.default_rng(derive_seed(seed, _TAG_BOOTSTRAP, n))
+        rng = np.random.default_rng(bootstrap_seed(seed, n))
         samples = np.array([fit(np.bincount(rng.integers(n, size=n), minlength=n).astype(float))
                             for _ in range(bootstrap)])
         low = list(np.percentile(samples, 2.5, axis=0))
@@ -175,98 +139,3 @@ def run_ladder(
         record=[(a, b, c) for a, b, c in record], margin_vs_field=[float(np.mean(x)) for x in margins],
         matches=matches, pair_index=pairs, seconds=time.perf_counter() - start,
     )
-
-
-# ---------------------------------------------------------------------------------- tables
-def ladder_table(result: LadderResult) -> str:
-    rows = []
-    for rank, i in enumerate(result.order(), 1):
-        w, t, loss = result.record[i]
-        rows.append([rank, result.agents[i], f"{result.ratings[i]:+.0f}",
-                     _rating_interval(result.low[i], result.high[i]), f"{w}-{t}-{loss}",
-                     fmt_signed(result.margin_vs_field[i])])
-    headers = ("rank", "agent", f"rating (Elo, {result.anchor})", "95% CI (bootstrap)", "boards W-T-L",
-               "margin vs field (pts/hand)")
-    return markdown_table(headers, rows)
-
-
-def _rating_interval(lo: float, hi: float) -> str:
-    if not (math.isfinite(lo) and math.isfinite(hi)):
-        return "n/a"
-    return f"[{lo:+.0f}, {hi:+.0f}]"
-
-
-def pairwise_table(result: LadderResult) -> str:
-    """Margin (points per hand) of the row agent over the column agent."""
-    k = len(result.agents)
-    grid = [["-"] * k for _ in range(k)]
-    for (i, j), m in zip(result.pair_index, result.matches):
-        grid[i][j] = fmt_signed(m.margin)
-        grid[j][i] = fmt_signed(-m.margin)
-    rows = [[a, *grid[i]] for i, a in enumerate(result.agents)]
-    return markdown_table(("row vs column", *result.agents), rows)
-
-
-def ladder_report(result: LadderResult) -> str:
-    return "\n\n".join([
-        ladder_table(result),
-        "Margin of the row agent over the column agent (points per hand):\n\n" + pairwise_table(result),
-        "Matches:\n\n" + match_table(result.matches),
-    ])
-
-
-# ---------------------------------------------------------------------------------- files
-def write_ladder(result: LadderResult, out_dir: str, plot: bool = True) -> list[str]:
-    """ladder.json (everything), ladder.csv (ratings), matches.csv (one row per pairing) and
-    ladder.png (when ``plot`` and matplotlib is installed). Returns the paths written."""
-    os.makedirs(out_dir, exist_ok=True)
-    written = []
-    path = os.path.join(out_dir, "ladder.json")
-    with open(path, "w") as f:
-        json.dump(jsonable(result.summary()), f, indent=2)
-    written.append(path)
-    path = os.path.join(out_dir, "ladder.csv")
-    with open(path, "w", newline="") as f:
-        rows = result.summary()["ratings"]
-        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    written.append(path)
-    path = os.path.join(out_dir, "matches.csv")
-    write_summary_csv([m.summary() for m in result.matches], path)
-    written.append(path)
-    if plot:
-        path = os.path.join(out_dir, "ladder.png")
-        plot_ladder(result, path)
-        written.append(path)
-    return written
-
-
-def plot_ladder(result: LadderResult, path: str) -> None:
-    """A horizontal plot of the ratings with their bootstrap intervals (matplotlib, Agg)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    order = result.order()[::-1]  # best at the top
-    y = np.arange(len(order))
-    r = np.array([result.ratings[i] for i in order])
-    lo = np.array([result.low[i] for i in order])
-    hi = np.array([result.high[i] for i in order])
-    fig, ax = plt.subplots(figsize=(7, 1.2 + 0.5 * len(order)))
-    if np.all(np.isfinite(lo)) and np.all(np.isfinite(hi)):
-        err = np.vstack([np.maximum(r - lo, 0), np.maximum(hi - r, 0)])
-        ax.errorbar(r, y, xerr=err, fmt="o", capsize=4, color="tab:blue")
-    else:
-        ax.plot(r, y, "o", color="tab:blue")
-    ax.axvline(0.0, color="grey", lw=0.8, ls="--")
-    ax.set_yticks(y, [result.agents[i] for i in order])
-    ax.set_xlabel(f"rating (Elo scale, {result.anchor}); 95% bootstrap intervals")
-    unit = "deals" if result.episode == "hand" else "game pairs"
-    ax.set_title(f"{result.rules.get('preset_name', '')}: {result.deals} duplicate {unit} per pairing, "
-                 f"seed {result.seed}", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-

@@ -1,28 +1,26 @@
-"""Duplicate matches, their statistics and the rating ladder (euchre_env.evaluation.evaluate, euchre_env.evaluation.ladder)."""
+"""Duplicate matches, their statistics and the rating ladder (the euchre_env.evaluation package)."""
 
 from __future__ import annotations
 
-import importlib.util
 import io
 import json
 import math
 
 import numpy as np
 import pytest
-from euchre_env.evaluation.evaluate import (
-    GameTooLongError,
-    IllegalActionError,
-    Progress,
-    evaluate,
-    hand_deal,
-    match_table,
+from euchre_env.evaluation import MatchResult, evaluate, run_ladder
+from euchre_env.evaluation.match import GameTooLongError, IllegalActionError, hand_deal
+from euchre_env.evaluation.progress import Progress, RunningMargin
+from euchre_env.evaluation.report import ladder_report, match_table, write_ladder, write_match
+from euchre_env.evaluation.stats import (
+    bradley_terry,
     mean_ci,
+    normal_quantile,
     ratio_ci,
     t_quantile,
     wilson_interval,
-    write_match,
 )
-from euchre_env.evaluation.ladder import bradley_terry, ladder_report, run_ladder, write_ladder
+from scipy import stats
 
 from euchre_env.actions import ActionTable
 from euchre_env.cards import trick_winner
@@ -130,18 +128,29 @@ class RecordingAgent(FirstLegalAgent):
 
 
 # ------------------------------------------------------------------------------ statistics
-def test_t_quantile_known_values():
+def test_t_quantile_is_scipys_and_matches_the_tables():
     for df, expected in [(1, 12.7062), (2, 4.3027), (5, 2.5706), (10, 2.2281), (30, 2.0423), (100, 1.9840),
                          (5000, 1.9604)]:
-        assert t_quantile(0.975, df) == pytest.approx(expected, abs=1e-4)
-    assert t_quantile(0.995, 9) == pytest.approx(3.2498, abs=1e-4)
+        assert t_quantile(0.975, df) == stats.t.ppf(0.975, df)
+        assert t_quantile(0.975, df) == pytest.approx(expected, abs=1e-4)  # printed tables
+    assert t_quantile(0.995, 9) == stats.t.ppf(0.995, 9) == pytest.approx(3.2498, abs=1e-4)
+    assert normal_quantile(0.975) == stats.norm.ppf(0.975) == pytest.approx(1.959964, abs=1e-6)
+    for p, df in [(0.5, 3), (1.0, 3), (0.975, 0)]:
+        with pytest.raises(ValueError):
+            t_quantile(p, df)
 
 
-def test_mean_ci_known_values():
-    mean, lo, hi = mean_ci([1, 2, 3, 4, 5])
+def test_mean_ci_is_scipys_t_interval():
+    x = [1, 2, 3, 4, 5]
+    mean, lo, hi = mean_ci(x)
     # sd = 1.5811, se = 0.7071, t(0.975, 4) = 2.7764
     assert mean == 3
     assert (lo, hi) == (pytest.approx(1.0368, abs=1e-4), pytest.approx(4.9632, abs=1e-4))
+    assert (lo, hi) == pytest.approx(stats.t.interval(0.95, len(x) - 1, loc=np.mean(x), scale=stats.sem(x)),
+                                     rel=1e-12)
+    y = np.random.default_rng(0).normal(size=50)
+    assert mean_ci(y, 0.9)[1:] == pytest.approx(stats.t.interval(0.9, 49, loc=y.mean(), scale=stats.sem(y)),
+                                                rel=1e-12)
     assert math.isnan(mean_ci([1.0])[1])
 
 
@@ -151,12 +160,18 @@ def test_ratio_ci_with_equal_denominators_is_the_mean_ci():
     assert (r, lo, hi) == pytest.approx(mean_ci(x))
 
 
-def test_wilson_interval_known_values():
+def test_wilson_interval_is_scipys():
+    for k, n, level in [(5, 10, 0.95), (81, 263, 0.95), (3, 7, 0.9), (1, 1000, 0.99)]:
+        ci = stats.binomtest(k, n).proportion_ci(confidence_level=level, method="wilson")
+        assert wilson_interval(k, n, level) == (ci.low, ci.high)
     assert wilson_interval(5, 10) == pytest.approx((0.2366, 0.7634), abs=1e-4)
-    assert wilson_interval(0, 10) == pytest.approx((0.0, 0.2775), abs=1e-4)
-    assert wilson_interval(10, 10) == pytest.approx((0.7225, 1.0), abs=1e-4)
     assert wilson_interval(81, 263) == pytest.approx((0.2553, 0.3662), abs=1e-4)
+    # the conventions at the edges: exact 0 and 1 bounds, nan without games, an error for k outside 0..n
+    assert wilson_interval(0, 10) == (0.0, pytest.approx(stats.binomtest(0, 10).proportion_ci(method="wilson").high))
+    assert wilson_interval(10, 10) == (pytest.approx(0.7225, abs=1e-4), 1.0)
     assert all(math.isnan(v) for v in wilson_interval(0, 0))
+    with pytest.raises(ValueError, match="0 <= k <= n"):
+        wilson_interval(11, 10)
 
 
 def test_bradley_terry_two_agents_matches_the_closed_form():
@@ -195,6 +210,7 @@ def test_hand_deal_bid_euchre_with_joker():
 # ------------------------------------------------------------------------------ matches
 def test_random_against_itself_interval_contains_zero():
     r = evaluate("random", "random", KNOCK, n=300, seed=3, workers=1)
+    assert isinstance(r, MatchResult)
     assert r.deals == 300 and r.hands == 600 and r.games == 0
     assert r.margin_low < 0 < r.margin_high
     assert 0.4 < r.points_share < 0.6
@@ -237,6 +253,14 @@ def test_game_mode():
     assert r.win_rate > 0.5 and r.margin > 0
     table = match_table([r])
     assert "| greedy | random | 10 |" in table and "%" in table
+    assert "| games | A win rate | 95% CI (Wilson) |" in table and "| 20 |" in table
+
+
+def test_hand_mode_table_has_no_game_columns():
+    r = evaluate("random", "random", KNOCK, n=6, seed=0, workers=1)
+    header, rule, row = match_table([r]).splitlines()
+    assert header == "| A | B | deals | hands | margin A-B (pts/hand) | 95% CI | A points share | time |"
+    assert rule.count("---") == 8 and row.startswith("| random | random | 6 | 12 |") and " - " not in row
 
 
 def test_game_mode_same_seed_gives_same_deals_in_both_games():
@@ -299,7 +323,20 @@ def test_progress_bar_shows_the_live_margin():
     bar.update(5, 0.25, 0.1)
     bar.close()
     text = stream.getvalue()
-    assert "5/10 deals" in text and "margin +0.250 ±0.100" in text and text.endswith("\n")
+    assert "a vs b" in text and "5/10 deals" in text and "margin +0.250 ±0.100" in text and text.endswith("\n")
+    quiet = io.StringIO()
+    bar = Progress(10, "a vs b", stream=quiet)  # a run shorter than the delay draws nothing
+    bar.update(10, 0.25, 0.1)
+    bar.close()
+    assert quiet.getvalue() == ""
+
+
+def test_live_half_width_is_the_final_interval():
+    r = evaluate("random", "random", KNOCK, n=50, seed=7, workers=1)
+    tally = RunningMargin()
+    tally.add(r.records)
+    assert tally.margin() == pytest.approx(r.margin, rel=1e-12)
+    assert tally.half_width() == pytest.approx((r.margin_high - r.margin_low) / 2, rel=1e-9)
 
 
 def test_write_match(tmp_path):
@@ -338,17 +375,11 @@ def test_ladder_is_reproducible():
 
 
 # ------------------------------------------------------------------------------ other agents
-def _has(module):
-    return importlib.util.find_spec(module) is not None
-
-
-@pytest.mark.skipif(not _has("euchre_env.agents.rule_based"), reason="agents/rule_based.py (spec 'rules') is not written yet")
 def test_rules_agent_plays_a_duplicate_match():
     r = evaluate("rules", "random", KNOCK, n=10, seed=0, workers=1)
     assert r.hands == 20
 
 
-@pytest.mark.skipif(not _has("euchre_env.agents.pimc"), reason="agents/pimc.py (spec 'pimc:N') is not written yet")
 def test_pimc_agent_plays_a_duplicate_match():
     r = evaluate("pimc:2", "random", KNOCK, n=2, seed=0, workers=1)
     assert r.hands == 4

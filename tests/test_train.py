@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import re
 
@@ -14,7 +16,7 @@ from euchre_env.agents.checkpoint import CheckpointError, load_checkpoint, model
 from euchre_env.agents.neural import NeuralAgent  # noqa: E402
 from euchre_env.agents.policy import ActorCritic, sample_actions  # noqa: E402
 from euchre_env.agents.registry import make_agent  # noqa: E402
-from euchre_env.evaluation.evaluate import evaluate  # noqa: E402
+from euchre_env.evaluation import evaluate  # noqa: E402
 from euchre_env.training.cli import main  # noqa: E402
 from euchre_env.training.config import load_config  # noqa: E402
 from euchre_env.training.ppo import advantages  # noqa: E402
@@ -35,9 +37,12 @@ def tiny(*overrides: str):
 
 @pytest.fixture(scope="module")
 def trained(tmp_path_factory):
-    """A tiny run of 3 updates; and the same run stopped after update 2, then resumed."""
+    """A tiny run of 3 updates (with its progress bar); and the same run stopped after update 2, then resumed."""
     root = tmp_path_factory.mktemp("runs")
-    full = Trainer(tiny(), str(root / "full"), log=QUIET).train()
+    bar = io.StringIO()
+    with contextlib.redirect_stderr(bar):
+        full = Trainer(tiny(), str(root / "full"), log=QUIET).train(progress=True)
+    full.bar = bar.getvalue()
     Trainer(tiny(), str(root / "split"), log=QUIET).train(stop_at_update=2)
     resumed = Trainer(tiny(), str(root / "split"), resume=True, log=QUIET)
     start = (resumed.update, resumed.decisions, resumed.hands, list(resumed.league))
@@ -63,6 +68,21 @@ def test_config_overrides_and_errors():
         tiny("ppo.lr")
     with pytest.raises(ValueError, match="cannot read config"):
         load_config("/nonexistent/config.yaml")
+
+
+def test_config_checks_agent_specs_without_building_agents(monkeypatch):
+    from euchre_env.agents import registry
+
+    def no_building(*args, **kwargs):
+        raise AssertionError("validate built an agent")
+
+    monkeypatch.setattr(registry, "make_agent", no_building)
+    c = tiny("league.mix={self: 1, pimc:3: 1}", "eval.opponents=[rules, pimc:2]")
+    assert c.league.mix == {"self": 1, "pimc:3": 1}
+    with pytest.raises(ValueError, match=re.escape("no checkpoint file at 'missing.pt'")):
+        tiny("final_eval.opponents={missing.pt: 10}")
+    with pytest.raises(ValueError, match="worlds must be at least 1"):
+        tiny("pretrain.teacher=pimc:0")
 
 
 def test_every_shipped_config_loads():
@@ -109,6 +129,29 @@ def test_rollout_is_legal_and_rewards_end_each_seat_hand(preset):
         assert (r.reward[r.next_index < 0] != 0).all()
     again = sp.collect(400, seed=3, update=0)
     assert np.array_equal(again.action, r.action) and np.array_equal(again.obs, r.obs)
+
+
+def test_an_illegal_league_agent_is_named():
+    from euchre_env.decision import IllegalActionError
+
+    class Cheater:
+        name = "cheater"
+        needs_observation = False
+
+        def reset(self, seed=None):
+            pass
+
+        def act(self, observation, info):
+            return int(np.flatnonzero(observation["action_mask"] == 0)[0])
+
+    rules = Rules.preset("knock")
+    from euchre_env.actions import action_table
+    from euchre_env.observation import Observer
+
+    model = ActorCritic(Observer(rules).size, len(action_table(rules)), [8])
+    sp = SelfPlay(rules, model, 2, {"cheater": 1}, {"cheater": Cheater()}, reward_scale=1.0)
+    with pytest.raises(IllegalActionError, match=r"agent 'cheater' at seat \d chose the illegal action"):
+        sp.collect(50, seed=0, update=0)
 
 
 def test_advantages_follow_each_seat_sequence():
@@ -171,6 +214,10 @@ def test_tiny_run_writes_checkpoints_and_logs(trained):
                 "eval/margin_vs_random", "eval/margin_vs_rules", "pretrain/accuracy", "pretrain/value_loss"):
         assert tag in tags, tag
     assert len(events.Scalars("losses/policy_loss")) == 3
+    # the progress bar: the decision budget, the last update with its train margins, the best evaluation
+    last = full.bar.rstrip("\n").split("\r")[-1]
+    assert last.startswith("training 100%|") and "3.00k/3.00k decisions" in last, full.bar
+    assert "update 3, train margin" in last and "best " in last and full.bar.endswith("\n")
 
 
 def test_resume_continues_exactly(trained):
@@ -199,7 +246,8 @@ def test_neural_agent_plays_legal_games(trained):
     assert isinstance(agent, NeuralAgent) and agent.name == path
     result = evaluate(path, "random", "knock", n=10, seed=0, workers=1)  # raises on any illegal action
     assert result.hands == 20
-    sampled = evaluate(lambda seed: NeuralAgent(path, seed, greedy=False), "rules", "knock", n=5, seed=0, workers=1)
+    sampled = evaluate(lambda seed: NeuralAgent(path, seed=seed, greedy=False), "rules", "knock", n=5, seed=0,
+                       workers=1)
     assert sampled.hands == 10
     with pytest.raises(CheckpointError, match="trained for other rules: stick_the_dealer=True there, False here"):
         evaluate(path, "random", "classic", n=1, seed=0, workers=1)

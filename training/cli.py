@@ -1,4 +1,4 @@
-"""The ``euchre`` command: duplicate matches and rating ladders between agents.
+"""The ``euchre`` command: duplicate matches, rating ladders and self-play training.
 
     euchre eval A B --preset knock --hands 20000 --seed 1 [--games N] [--workers 2] [--out DIR]
                     [--set option=value ...]
@@ -8,9 +8,9 @@
 
 An agent spec is whatever ``euchre_env.agents.registry.make_agent`` accepts: ``random``, ``rules``,
 ``pimc:50``, or a checkpoint path ending in ``.pt``. Bad input (an unknown agent, preset or
-rules option, a bad value, a bad config or checkpoint) ends with a one-line message and exit
-status 2; an agent that plays an illegal action, or games that never end, with a one-line
-message and status 1.
+rules option, a bad value, a bad config or a damaged checkpoint) ends with a one-line message and
+exit status 2; an agent that plays an illegal action, or games that never end, with a one-line
+message and status 1; Ctrl-C with ``euchre: interrupted`` and status 130.
 """
 
 from __future__ import annotations
@@ -22,17 +22,32 @@ import sys
 from dataclasses import fields
 from typing import Any, NoReturn
 
-from euchre_env.evaluation.evaluate import (
-    GameTooLongError,
-    IllegalActionError,
-    build_agent,
-    evaluate,
-    match_table,
-    merge_results,
-    write_match,
-)
+from euchre_env.training.curves import plot_curves
 
 from euchre_env.rules import PRESETS, Rules, option_names
+
+# The evaluation needs the eval extra (scipy, tqdm): without it, main() says so in one line instead of
+# the console script dying on this import with a traceback.
+EVAL_EXTRA = ("scipy", "tqdm")
+try:
+    from euchre_env.evaluation import (
+        GameTooLongError,
+        IllegalActionError,
+        evaluate,
+        ladder_report,
+        match_table,
+        merge_results,
+        run_ladder,
+        write_ladder,
+        write_match,
+    )
+    from euchre_env.evaluation.match import build_agent
+
+    _MISSING_EXTRA: str | None = None
+except ModuleNotFoundError as exc:
+    if (exc.name or "").partition(".")[0] not in EVAL_EXTRA:
+        raise
+    _MISSING_EXTRA = exc.name
 
 PROG = "euchre"
 
@@ -61,9 +76,27 @@ _positive_int = _int_at_least(1, "positive")
 _non_negative_int = _int_at_least(0, "non-negative")
 
 
+# One line each, in --help and when no command is given.
+COMMANDS = {
+    "eval": "a duplicate match of agent A against agent B",
+    "ladder": "a round robin of duplicate matches with Bradley-Terry ratings",
+    "merge": "one match from several eval runs over disjoint deal ranges",
+    "train": "self-play PPO training from a YAML config",
+}
+
+
+def _overview() -> str:
+    width = max(map(len, COMMANDS))
+    lines = [f"  {name:<{width}}  {text}" for name, text in COMMANDS.items()]
+    return "commands:\n" + "\n".join(lines) + f"\n\nRun '{PROG} COMMAND --help' for the options of a command."
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog=PROG, description="Evaluate Euchre agents with duplicate matches.")
-    sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="{eval,ladder,merge,train}")
+    parser = _Parser(prog=PROG, usage=f"{PROG} [-h] COMMAND ...",
+                     description="Euchre agents: duplicate matches, rating ladders and self-play training.",
+                     epilog=_overview(), formatter_class=argparse.RawDescriptionHelpFormatter)
+    # The commands are listed in the epilog, one line each (argparse's own list wraps them).
+    sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND", help=argparse.SUPPRESS)
 
     def common(p: argparse.ArgumentParser) -> None:
         p.add_argument("--preset", default="knock", help=f"rules preset: {', '.join(PRESETS)} (default knock)")
@@ -79,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                        help="progress bar on stderr (default: when stderr is a terminal)")
 
-    ev = sub.add_parser("eval", help="a duplicate match of agent A against agent B",
+    ev = sub.add_parser("eval", help=COMMANDS["eval"],
                         description="A duplicate match: every deal is played twice, the teams swapped.")
     ev.add_argument("agent_a", metavar="A", help="agent spec (random, rules, pimc:50, ...)")
     ev.add_argument("agent_b", metavar="B", help="agent spec")
@@ -87,13 +120,13 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--first-deal", type=_non_negative_int, default=0, metavar="K",
                     help="play the duplicate pairs K .. K+N-1 (to split a long match into runs; see merge)")
 
-    mer = sub.add_parser("merge", help="one match from several eval runs over disjoint deal ranges",
+    mer = sub.add_parser("merge", help=COMMANDS["merge"],
                          description="Merge the eval.json of runs of the same match (agents, rules, seed) "
                                      "played over disjoint ranges of deals (eval --first-deal).")
     mer.add_argument("runs", nargs="+", metavar="RUN", help="eval.json files, or the --out folders holding them")
     mer.add_argument("--out", default=None, metavar="DIR", help="write the merged JSON and CSV results")
 
-    lad = sub.add_parser("ladder", help="a round robin of duplicate matches with Bradley-Terry ratings",
+    lad = sub.add_parser("ladder", help=COMMANDS["ladder"],
                          description="Round robin of duplicate matches; Elo-scale Bradley-Terry ratings "
                                      "anchored at the first agent = 0, with bootstrap intervals over deals.")
     lad.add_argument("agents", nargs="+", metavar="AGENT", help="two or more agent specs")
@@ -101,7 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
     lad.add_argument("--bootstrap", type=_non_negative_int, default=200,
                      help="bootstrap resamples of the deals for the rating intervals (default 200)")
 
-    tr = sub.add_parser("train", help="self-play PPO training from a YAML config",
+    tr = sub.add_parser("train", help=COMMANDS["train"],
                         description="Self-play PPO with a league; TensorBoard logs and checkpoints in "
                                     "RUNS_DIR/RUN_NAME, then a duplicate evaluation of the best checkpoint.")
     tr.add_argument("--config", default=None, metavar="PATH", help="YAML config (default: the built-in defaults)")
@@ -113,7 +146,7 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--final-eval", action=argparse.BooleanOptionalAction, default=True,
                     help="evaluate the best checkpoint against final_eval.opponents at the end (default on)")
     tr.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True,
-                    help="a progress line per update on stderr (default on)")
+                    help="a progress bar on stderr (default on)")
     return parser
 
 
@@ -159,15 +192,17 @@ def make_rules(preset: str, items: list[str]) -> Rules:
 
 def check_agent(spec: str, rules: Rules | None = None) -> None:
     """Build the agent once here, so that a bad spec (or a checkpoint for other rules) fails before any
-    worker starts."""
+    worker starts, with the agent's own message (naming the spec once)."""
     try:
         agent = build_agent(spec, 0)
         if rules is not None and hasattr(agent, "check_rules"):
             agent.check_rules(rules)
     except ModuleNotFoundError as exc:
-        raise ValueError(f"agent spec {spec!r} is not available ({exc})") from None
+        extra = " (pip install 'euchre-env[train]')" if exc.name == "torch" else ""
+        raise ValueError(f"agent spec {spec!r} is not available: {exc}{extra}") from None
     except Exception as exc:  # whatever the agent's constructor raises, reported in one line
-        raise ValueError(f"agent spec {spec!r}: {exc}") from None
+        message = str(exc)
+        raise ValueError(message if spec in message else f"agent spec {spec!r}: {message}") from None
 
 
 def _describe(rules: Rules, options: list[str], seed: int, n: int, episode: str) -> str:
@@ -179,13 +214,25 @@ def _describe(rules: Rules, options: list[str], seed: int, n: int, episode: str)
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    if args.command is None:
-        _fail("missing command: use 'euchre eval A B ...' or 'euchre ladder A B C ...' (see euchre --help)")
-    if args.command == "merge":
-        return _run_merge(args)
-    if args.command == "train":
-        return _run_train(args)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:  # the overview of every command, as for --help, then the error
+        sys.stderr.write(parser.format_help() + "\n")
+        _fail(f"missing command: {', '.join(COMMANDS)} (see {PROG} COMMAND --help)")
+    if _MISSING_EXTRA is not None:
+        _fail(f"the {args.command} command needs the eval extra (no module named {_MISSING_EXTRA!r}): "
+              "pip install 'euchre-env[eval]'")
+    run = {"eval": _run_match, "ladder": _run_match, "merge": _run_merge, "train": _run_train}[args.command]
+    try:
+        return run(args)
+    except KeyboardInterrupt:
+        # The one line of a Ctrl-C: pool workers ignore SIGINT (evaluation/pool.py) and are terminated.
+        sys.stderr.write(f"{PROG}: interrupted\n")
+        return 130
+
+
+def _run_match(args: argparse.Namespace) -> int:
+    """eval and ladder: check the rules and agents, then play."""
     try:
         rules = make_rules(args.preset, args.options)
         specs = [args.agent_a, args.agent_b] if args.command == "eval" else list(args.agents)
@@ -203,9 +250,6 @@ def main(argv: list[str] | None = None) -> int:
             _run_ladder(args, specs, rules, episode, n)
     except (IllegalActionError, GameTooLongError) as exc:
         _fail(str(exc), status=1)
-    except KeyboardInterrupt:
-        sys.stderr.write(f"{PROG}: interrupted\n")
-        return 130
     return 0
 
 
@@ -241,13 +285,13 @@ def _run_merge(args: argparse.Namespace) -> int:
 
 
 def _run_train(args: argparse.Namespace) -> int:
+    # Imported here, not at the top: the trainer needs the train extra (torch, tensorboard, pyyaml), and
+    # eval, ladder and merge must work without it.
     try:
         from euchre_env.training.config import load_config
         from euchre_env.training.train import Trainer, run_dir_for
     except ModuleNotFoundError as exc:
         _fail(f"training needs the train extra ({exc}): pip install 'euchre-env[train]'")
-    from euchre_env.agents.checkpoint import CheckpointError
-
     try:
         config = load_config(args.config, args.overrides)
         run_dir = run_dir_for(config, args.run_name, args.runs_dir)
@@ -256,7 +300,7 @@ def _run_train(args: argparse.Namespace) -> int:
         if args.resume and args.config is None:  # the run's own config, with the overrides given now
             config = load_config(os.path.join(run_dir, "config.yaml"), args.overrides)
         trainer = Trainer(config, run_dir, resume=args.resume)
-    except (ValueError, CheckpointError) as exc:
+    except (ValueError, OSError) as exc:  # a bad config, or a damaged checkpoint (CheckpointError is a ValueError)
         _fail(str(exc))
     try:
         result = trainer.train(progress=args.progress)
@@ -267,8 +311,6 @@ def _run_train(args: argparse.Namespace) -> int:
           f"checkpoints in {os.path.join(run_dir, 'checkpoints')}")
     print(f"TensorBoard: tensorboard --logdir {args.runs_dir}")
     try:
-        from euchre_env.training.curves import plot_curves
-
         print(f"Training curve: {plot_curves(run_dir)}")
     except ImportError:
         sys.stderr.write(f"{PROG}: matplotlib is not installed, no curves.png (pip install 'euchre-env[eval]')\n")
@@ -286,8 +328,6 @@ def _run_train(args: argparse.Namespace) -> int:
 
 
 def _run_ladder(args: argparse.Namespace, specs: list[str], rules: Rules, episode: str, n: int) -> None:
-    from euchre_env.evaluation.ladder import ladder_report, run_ladder, write_ladder
-
     result = run_ladder(specs, rules, n, args.seed, episode, args.workers, args.bootstrap, progress=args.progress)
     print(_describe(rules, args.options, args.seed, n, episode))
     print(f"Ratings: Bradley-Terry on duplicate boards, Elo scale, {result.anchor}; "

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from typing import Any
 
 import yaml
+from euchre_env.agents.registry import check_spec
 
 from euchre_env.rules import Rules
 
@@ -138,12 +139,10 @@ class TrainConfig:
             raise ValueError(f"config league.mix must map opponents to non-negative weights, got {lg.mix}")
         if sum(lg.mix.values()) <= 0:
             raise ValueError("config league.mix: the weights sum to zero")
-        from euchre_env.agents.registry import make_agent
-
         teacher = [self.pretrain.teacher] if self.pretrain.teacher else []
         for spec in [*lg.mix, *self.eval.opponents, *self.final_eval.opponents, *teacher]:
             if spec not in ("self", "past"):
-                make_agent(spec)  # an unknown agent spec fails here, before training starts
+                check_spec(spec)  # a bad agent spec fails here, before training starts (nothing is built or loaded)
         if self.pretrain.teacher:
             _positive("pretrain.decisions", self.pretrain.decisions)
             _positive("pretrain.epochs", self.pretrain.epochs)

@@ -10,23 +10,33 @@ hands are worth, instead of from uniform play.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import torch
 from euchre_env.agents.policy import ActorCritic
+from euchre_env.evaluation.progress import progress_bar
 from euchre_env.training.config import PretrainConfig
 from euchre_env.training.ppo import advantages
 from euchre_env.training.selfplay import Rollout
 
 
-def clone(model: ActorCritic, demos: Rollout, cfg: PretrainConfig, generator: torch.Generator) -> dict[str, float]:
-    """Fit ``model`` to the demonstrations; returns the last epoch's loss and accuracy."""
+def clone(model: ActorCritic, demos: Rollout, cfg: PretrainConfig, generator: torch.Generator,
+          progress: bool = False) -> dict[str, float]:
+    """Fit ``model`` to the demonstrations; returns the last epoch's loss and accuracy.
+
+    ``progress``: a bar on stderr over the minibatches of all epochs, with the epoch and the
+    running accuracy of the epoch.
+    """
     _, returns = advantages(demos, gamma=1.0, lam=1.0)
     obs, mask = torch.from_numpy(demos.obs), torch.from_numpy(demos.mask)
     actions, ret = torch.from_numpy(demos.action), torch.from_numpy(returns)
     optimizer = torch.optim.Adam(model.parameters(), lr=cfg.lr, eps=1e-5)
     n = len(demos)
+    batches = math.ceil(n / cfg.minibatch_size)
+    bar = progress_bar(cfg.epochs * batches, "behaviour cloning", "batches", enabled=progress)
     model.train()
-    for _ in range(cfg.epochs):
+    for epoch in range(cfg.epochs):
         losses, correct = [], 0
         order = torch.randperm(n, generator=generator)
         for start in range(0, n, cfg.minibatch_size):
@@ -40,6 +50,10 @@ def clone(model: ActorCritic, demos: Rollout, cfg: PretrainConfig, generator: to
             optimizer.step()
             losses.append((policy_loss.item(), value_loss.item()))
             correct += (logits.argmax(-1) == actions[mb]).sum().item()
+            bar.set_postfix_str(f"epoch {epoch + 1}/{cfg.epochs}, accuracy {correct / (start + len(mb)):.1%}",
+                                refresh=False)
+            bar.update()
+    bar.close()
     model.eval()
     policy_loss, value_loss = np.mean(losses, axis=0)
     return {"policy_loss": float(policy_loss), "value_loss": float(value_loss), "accuracy": correct / n}

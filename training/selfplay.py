@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,10 +39,11 @@ import numpy as np
 import torch
 from euchre_env.agents.policy import ActorCritic, sample_actions
 
-from euchre_env.engine import NUM_SEATS, GameState, team_of
-from euchre_env.infostate import information_state
+from euchre_env.decision import ask_agent
+from euchre_env.engine import GameState, hand_reward, team_margin
 from euchre_env.observation import Observer
 from euchre_env.rules import Rules
+from euchre_env.seats import NUM_SEATS, team_of
 
 LEARNER = "learner"
 SELF = "self"
@@ -110,12 +112,15 @@ class SelfPlay:
         return _Slot(state, seats, opponent, team)
 
     # ------------------------------------------------------------------ collection
-    def collect(self, budget: int, seed: int, update: int, teacher: Any = None, stream: int = 0) -> Rollout:
+    def collect(self, budget: int, seed: int, update: int, teacher: Any = None, stream: int = 0,
+                on_step: Callable[[int], None] | None = None) -> Rollout:
         """Play until ``budget`` learner decisions are recorded and every hand in progress is over.
 
         With a ``teacher`` agent, the teacher makes the learner's decisions instead of the network
         (they are recorded the same way, with zero log-probabilities and values): demonstrations
-        for behaviour cloning. ``stream`` separates such uses of one (seed, update).
+        for behaviour cloning. ``stream`` separates such uses of one (seed, update). ``on_step``
+        is called with the number of decisions recorded so far after each lockstep step (a
+        progress bar).
         """
         rng = np.random.default_rng([seed, update, stream])
         generator = torch.Generator().manual_seed(int(rng.integers(2**62)))
@@ -167,7 +172,7 @@ class SelfPlay:
                     elif controller in snapshots:
                         frozen[controller].append(g)
                     else:
-                        state.apply(self._ask(self.scripted[controller], state, controller))
+                        state.apply(ask_agent(self.scripted[controller], state, self.observer, controller))
                         continue
                     still.append(g)
                     break
@@ -180,7 +185,7 @@ class SelfPlay:
                     self.observer.encode(state, state.current, obs[i])
                     mask[i, state.legal_actions()] = True
                 if teacher is not None:
-                    action[rows] = [self._ask(teacher, slots[g].state, "teacher") for g in learner]
+                    action[rows] = [ask_agent(teacher, slots[g].state, self.observer, "teacher") for g in learner]
                 else:
                     t = time.perf_counter()
                     with torch.no_grad():
@@ -196,6 +201,8 @@ class SelfPlay:
                     slot.last[seat] = i
                     slot.state.apply(int(action[i]))
                 n += len(learner)
+                if on_step is not None:
+                    on_step(n)
             for name, group in frozen.items():
                 rows = scratch[: len(group)]
                 rows_mask = scratch_mask[: len(group)]
@@ -214,29 +221,12 @@ class SelfPlay:
         return Rollout(obs[:n], mask[:n], action[:n], log_prob[:n], value[:n], reward[:n], next_index[:n],
                        hands, forced, inference, dict(margins))
 
-    def _ask(self, agent: Any, state: GameState, who: str) -> int:
-        """The action of a scripted agent (agent protocol) for the seat to act."""
-        seat = state.current
-        legal = state.legal_actions()
-        action_mask = np.zeros(self.num_actions, np.int8)
-        action_mask[legal] = 1
-        observation = {"action_mask": action_mask}
-        if getattr(agent, "needs_observation", True):
-            observation["observation"] = self.observer.encode(state, seat)
-        info = {"action_mask": action_mask, "information_state": information_state(state, seat)}
-        action = agent.act(observation, info)
-        if action not in legal:
-            raise RuntimeError(f"{who} agent chose the illegal action {action!r}; legal: {legal}")
-        return int(action)
-
     def _end_hand(self, slot: _Slot, reward: np.ndarray, margins: dict[str, list[float]]) -> None:
         points = slot.state.hand_result["points"]
         for seat in range(NUM_SEATS):
             last = slot.last[seat]
             if last >= 0:
-                team = team_of(seat)
-                reward[last] = self.reward_scale * (points[team] - points[1 - team])
+                reward[last] = self.reward_scale * hand_reward(points, seat)
                 slot.last[seat] = -1
         if slot.learner_team >= 0:
-            t = slot.learner_team
-            margins[slot.opponent].append(points[t] - points[1 - t])
+            margins[slot.opponent].append(team_margin(points, slot.learner_team))

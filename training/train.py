@@ -29,14 +29,22 @@ import yaml
 from euchre_env.agents.checkpoint import (
     CheckpointError,
     build_model,
+    check_rules,
     load_checkpoint,
     model_payload,
     save_checkpoint,
 )
+from euchre_env.agents.neural import NeuralAgent
 from euchre_env.agents.policy import ActorCritic
+from euchre_env.agents.registry import make_agent
+from euchre_env.evaluation import MatchResult, evaluate
+from euchre_env.evaluation.progress import progress_bar
 from euchre_env.training.config import TrainConfig
+from euchre_env.training.imitation import clone
 from euchre_env.training.ppo import ppo_update
 from euchre_env.training.selfplay import PAST, SELF, SelfPlay
+from torch.utils.tensorboard import SummaryWriter
+from tqdm.auto import tqdm
 
 from euchre_env.actions import action_table
 from euchre_env.observation import Observer
@@ -63,7 +71,8 @@ class Trainer:
         self.config = config
         self.run_dir = run_dir
         self.ckpt_dir = os.path.join(run_dir, "checkpoints")
-        self.log = log or (lambda text: print(text, file=sys.stderr, flush=True))
+        # tqdm.write prints above a progress bar instead of through it (and like print without one)
+        self.log = log or (lambda text: tqdm.write(text, file=sys.stderr))
         self.rules = config.make_rules()
         torch.set_num_threads(config.run.torch_threads)
         obs_size = Observer(self.rules).size
@@ -77,8 +86,6 @@ class Trainer:
         self._started: float | None = None  # when this process started training
         self.best_margin = -math.inf
         self.league: list[str] = []  # snapshot file names in checkpoints/league/, oldest first
-        from euchre_env.agents.registry import make_agent
-
         scripted = {s: make_agent(s) for s in config.league.mix if s not in (SELF, PAST)}
         self.selfplay = SelfPlay(self.rules, self.model, config.ppo.num_games, config.league.mix, scripted,
                                  config.ppo.reward_scale)
@@ -86,8 +93,6 @@ class Trainer:
             self._resume()
         else:
             self._start()
-        from torch.utils.tensorboard import SummaryWriter
-
         # purge_step drops events logged after the checkpoint a resumed run restarts from
         self.writer = SummaryWriter(run_dir, purge_step=self.update if resume else None)
         if not resume:
@@ -103,7 +108,8 @@ class Trainer:
 
     def _resume(self) -> None:
         path = os.path.join(self.ckpt_dir, "latest.pt")
-        data = load_checkpoint(path, self.rules)
+        data = self._read_latest(path)
+        check_rules(path, data["rules"], self.rules)
         changed = _config_changes(data["config"], self.config.to_dict())
         if changed:
             raise ValueError(
@@ -122,6 +128,18 @@ class Trainer:
         for name in self.league:
             self.selfplay.snapshots.append((name, self._load_snapshot(name)))
         self.log(f"resumed {self.run_dir} at update {self.update} ({self.decisions:,} decisions)")
+
+    def _read_latest(self, path: str) -> dict[str, Any]:
+        """The checkpoint to resume from; a damaged one fails with what to do instead."""
+        try:
+            return load_checkpoint(path)
+        except (CheckpointError, OSError) as e:
+            what = str(e) if isinstance(e, CheckpointError) else f"{path!r} cannot be read ({e.strerror or e})"
+            best = os.path.join(self.ckpt_dir, "best.pt")
+            instead = (f"copy {best!r} over it to resume from the update of the best evaluation, or "
+                       if os.path.isfile(best) else "")
+            raise CheckpointError(f"cannot resume, the checkpoint is damaged: {what}; to continue, {instead}"
+                                  "start a new run with another --run-name") from None
 
     def _load_snapshot(self, name: str) -> ActorCritic:
         return build_model(load_checkpoint(os.path.join(self.ckpt_dir, "league", name + ".pt"), self.rules))
@@ -157,10 +175,9 @@ class Trainer:
             self.selfplay.snapshots.pop(0)  # its file stays: an older latest.pt may still name it
 
     # ------------------------------------------------------------------ evaluation
-    def evaluate(self, opponents: dict[str, int], seed: int, workers: int, path: str | None = None) -> list[Any]:
+    def evaluate(self, opponents: dict[str, int], seed: int, workers: int,
+                 path: str | None = None) -> list[MatchResult]:
         """Duplicate matches of the learner (greedy) against each opponent: ``{spec: deals}``."""
-        from euchre_env.evaluation.evaluate import evaluate
-
         if path is None:  # the current weights, played in this process
             spec: Any = _GreedyFactory(self.model, self.rules, f"update {self.update}")
             workers = 1
@@ -184,18 +201,23 @@ class Trainer:
         self.log(f"eval at update {self.update}: " + ", ".join(parts))
 
     # ------------------------------------------------------------------ loop
-    def _pretrain(self) -> None:
-        """Behaviour cloning of ``pretrain.teacher`` (training/imitation.py), before the first update."""
-        from euchre_env.agents.registry import make_agent
-        from euchre_env.training.imitation import clone
+    def _pretrain(self, progress: bool = False) -> None:
+        """Behaviour cloning of ``pretrain.teacher`` (training/imitation.py), before the first update.
 
+        ``progress``: bars for the teacher's demonstrations and for the cloning epochs.
+        """
         cfg = self.config
         start = time.perf_counter()
         teacher = make_agent(cfg.pretrain.teacher)
         demo_play = SelfPlay(self.rules, self.model, cfg.ppo.num_games, {SELF: 1.0}, {}, cfg.ppo.reward_scale)
-        demos = demo_play.collect(cfg.pretrain.decisions, cfg.run.seed, 0, teacher=teacher, stream=1)
+        budget = cfg.pretrain.decisions
+        bar = progress_bar(budget, f"demonstrations of {cfg.pretrain.teacher}", "decisions", enabled=progress,
+                           unit_scale=True)
+        with bar:
+            demos = demo_play.collect(budget, cfg.run.seed, 0, teacher=teacher, stream=1,
+                                      on_step=lambda n: bar.update(min(n, budget) - bar.n))
         generator = torch.Generator().manual_seed(int(np.random.default_rng([cfg.run.seed, 0, 2]).integers(2**62)))
-        stats = clone(self.model, demos, cfg.pretrain, generator)
+        stats = clone(self.model, demos, cfg.pretrain, generator, progress=progress)
         for key, value in stats.items():
             self.writer.add_scalar(f"pretrain/{key}", value, 0)
         self.log(f"behaviour cloning of {cfg.pretrain.teacher!r}: {len(demos):,} decisions, "
@@ -206,42 +228,48 @@ class Trainer:
 
     def train(self, progress: bool = False, stop_at_update: int | None = None) -> TrainResult:
         """Train until the decision budget or the time limit is spent (or ``stop_at_update``, which
-        leaves the run resumable exactly as if it had been killed right after that update's checkpoint)."""
+        leaves the run resumable exactly as if it had been killed right after that update's checkpoint).
+
+        ``progress``: a bar on stderr over the decision budget, with the update, the train margins
+        against the league's opponents and the best evaluation so far.
+        """
         cfg = self.config
         run, ppo, lg = cfg.run, cfg.ppo, cfg.league
         self._started = time.perf_counter()
         limit = run.max_minutes * 60 if run.max_minutes > 0 else math.inf
         if self.update == 0 and cfg.pretrain.teacher:
-            self._pretrain()
-        while self.decisions < run.total_decisions and self.seconds_so_far() < limit:
-            if ppo.anneal_lr:  # linear decay to 5% over the decision budget, or the time limit if it comes first
-                done = max(self.decisions / run.total_decisions, self.seconds_so_far() / limit)
-                self.optimizer.param_groups[0]["lr"] = ppo.lr * max(0.05, 1 - done)
-            t0 = time.perf_counter()
-            rollout = self.selfplay.collect(ppo.rollout_decisions, run.seed, self.update)
-            t1 = time.perf_counter()
-            generator = torch.Generator().manual_seed(int(np.random.default_rng([run.seed, self.update, 1])
-                                                          .integers(2**62)))
-            stats = ppo_update(self.model, self.optimizer, rollout, ppo, generator)
-            t2 = time.perf_counter()
-            self.update += 1
-            self.decisions += len(rollout)
-            self.hands += rollout.hands
-            self._log_update(rollout, stats, t1 - t0, t2 - t1)
-            if self.update % lg.snapshot_every == 0 and PAST in lg.mix:
-                self._snapshot()
-            if cfg.eval.every and self.update % cfg.eval.every == 0:
-                self._periodic_eval()
-            if self.update % run.checkpoint_every == 0:
-                self.save()
-            if progress:
-                self._progress(rollout, t2 - t0)
-            if self.update == stop_at_update:
-                self.save()
-                self.writer.close()
-                return self._result()
-        if progress:
-            sys.stderr.write("\n")
+            self._pretrain(progress)
+        # no delay: the evaluations' log lines redraw the bar anyway (tqdm.write), and close then draws the end
+        bar = progress_bar(run.total_decisions, "training", "decisions", enabled=progress, unit_scale=True,
+                           initial=min(self.decisions, run.total_decisions), delay=0.0)
+        with bar:
+            while self.decisions < run.total_decisions and self.seconds_so_far() < limit:
+                if ppo.anneal_lr:  # linear decay to 5% over the decision budget, or the time limit if it comes first
+                    done = max(self.decisions / run.total_decisions, self.seconds_so_far() / limit)
+                    self.optimizer.param_groups[0]["lr"] = ppo.lr * max(0.05, 1 - done)
+                t0 = time.perf_counter()
+                rollout = self.selfplay.collect(ppo.rollout_decisions, run.seed, self.update)
+                t1 = time.perf_counter()
+                generator = torch.Generator().manual_seed(int(np.random.default_rng([run.seed, self.update, 1])
+                                                              .integers(2**62)))
+                stats = ppo_update(self.model, self.optimizer, rollout, ppo, generator)
+                t2 = time.perf_counter()
+                self.update += 1
+                self.decisions += len(rollout)
+                self.hands += rollout.hands
+                self._log_update(rollout, stats, t1 - t0, t2 - t1)
+                if self.update % lg.snapshot_every == 0 and PAST in lg.mix:
+                    self._snapshot()
+                if cfg.eval.every and self.update % cfg.eval.every == 0:
+                    self._periodic_eval()
+                if self.update % run.checkpoint_every == 0:
+                    self.save()
+                bar.set_postfix_str(self._postfix(rollout), refresh=False)
+                bar.update(min(self.decisions, run.total_decisions) - bar.n)
+                if self.update == stop_at_update:
+                    self.save()
+                    self.writer.close()
+                    return self._result()
         if not math.isfinite(self.best_margin):  # never evaluated: the final weights are the best we know
             self._periodic_eval()
         self.save()
@@ -267,17 +295,11 @@ class Trainer:
         for opp, margins in rollout.margins.items():
             w.add_scalar(f"charts/train_margin_vs_{opp}", float(np.mean(margins)), step)
 
-    def _progress(self, rollout: Any, seconds: float) -> None:
-        total = self.config.run.total_decisions
-        rate = len(rollout) / seconds
+    def _postfix(self, rollout: Any) -> str:
+        """The bar's live part: update, train margin against each opponent of the league, best evaluation."""
         live = " ".join(f"{o} {np.mean(m):+.2f}" for o, m in sorted(rollout.margins.items()))
-        eta = max(0, total - self.decisions) / rate
-        best = f" best {self.best_margin:+.3f}" if math.isfinite(self.best_margin) else ""
-        end = "\r" if sys.stderr.isatty() else "\n"
-        sys.stderr.write(f"update {self.update} {self.decisions:,}/{total:,} decisions {rate:,.0f}/s "
-                         f"train margin {live or '-'}{best} {self.seconds_so_far() / 60:.1f} min, "
-                         f"eta {eta / 60:.1f} min {end}")
-        sys.stderr.flush()
+        best = f", best {self.best_margin:+.3f}" if math.isfinite(self.best_margin) else ""
+        return f"update {self.update}, train margin {live or '-'}{best}"
 
 
 class _GreedyFactory:
@@ -287,9 +309,7 @@ class _GreedyFactory:
         self.model, self.rules, self.name = model, rules, name
 
     def __call__(self, seed: int | None) -> Any:
-        from euchre_env.agents.neural import NeuralAgent
-
-        return NeuralAgent.from_model(self.model, self.rules, seed=seed, name=self.name)
+        return NeuralAgent(self.model, self.rules, seed=seed, name=self.name)
 
 
 def _config_changes(saved: dict[str, Any], now: dict[str, Any], prefix: str = "") -> list[str]:

@@ -1,0 +1,192 @@
+"""One duplicate match: what it plays, and the playing of its deals.
+
+Every deal is played twice with the same cards in the same seats: in play 0 agent A holds
+team 0 (seats 0 and 2) and B team 1 (seats 1 and 3); in play 1 the teams are swapped. Card
+luck then cancels within the pair, and what remains is the difference in play.
+
+Two kinds of match:
+
+- ``episode="hand"``: each deal is one hand. Deal ``i`` comes from the engine's own dealer
+  (``GameState(rules, rng)`` seeded from the master seed and ``i``) and is re-seated so that
+  seat ``i % 4`` deals: the dealer rotates over the deals.
+- ``episode="game"``: each duplicate pair is two whole games (rubbers with ``rubber=True``)
+  started from the same ``GameState`` seed, so both games see the same sequence of deals
+  (the engine's generator only deals).
+
+The game is driven through :class:`~euchre_env.engine.GameState` directly; at each decision
+only the acting seat's agent is asked, through :func:`euchre_env.decision.ask_agent` (the
+same inputs as everywhere else, and an :class:`IllegalActionError` naming the agent for a
+wrong answer). Each seat has its own agent instance, reset before every deal (or game) with
+a seed derived from (master seed, deal index, play index, seat) (:mod:`.seeds`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+from euchre_env.agents.registry import make_agent
+from euchre_env.evaluation.seeds import agent_seed, deal_seed
+
+from euchre_env.decision import IllegalActionError, ask_agent
+from euchre_env.engine import GameState, team_margin
+from euchre_env.observation import Observer
+from euchre_env.rules import Rules
+from euchre_env.seats import NUM_SEATS, other_team, team_of
+
+__all__ = [
+    "EPISODES", "AgentSpec", "DealRecord", "GameTooLongError", "IllegalActionError", "Match", "MatchRunner",
+    "build_agent", "hand_deal", "max_hands_per_game", "spec_name",
+]
+
+EPISODES = ("hand", "game")
+
+# An agent spec: a string for euchre_env.agents.registry.make_agent, or a factory ``f(seed) -> agent``.
+AgentSpec = str | Callable[[int | None], Any]
+
+
+class GameTooLongError(RuntimeError):
+    """A game went on past :func:`max_hands_per_game` (agents that never reach the target)."""
+
+
+def max_hands_per_game(rules: Rules) -> int:
+    """Hands after which a game (a whole rubber with ``rubber=True``) is abandoned as endless.
+
+    Normal games take a few dozen hands; weak agents may never reach the target at all, e.g.
+    random bidders in Bid Euchre, whose failed bids drive both scores down.
+    """
+    return max(1000, 20 * rules.game_target) * (3 if rules.rubber else 1)
+
+
+# ---------------------------------------------------------------------------------- agents
+def spec_name(spec: AgentSpec) -> str:
+    """A short label for an agent spec."""
+    if isinstance(spec, str):
+        return spec.strip()
+    return str(getattr(spec, "name", None) or getattr(spec, "__name__", None) or repr(spec))
+
+
+def build_agent(spec: AgentSpec, seed: int | None = None) -> Any:
+    """An agent from a registry spec (``random``, ``rules``, ``pimc:50``) or a factory."""
+    if isinstance(spec, str):
+        agent = make_agent(spec, seed)
+    elif callable(spec):
+        agent = spec(seed)
+    else:
+        raise ValueError(f"an agent spec must be a string or a factory f(seed) -> agent, got {spec!r}")
+    for method in ("act", "reset"):
+        if not callable(getattr(agent, method, None)):
+            raise ValueError(f"agent {spec_name(spec)!r} has no {method}() method (see agents/base.py)")
+    return agent
+
+
+# ---------------------------------------------------------------------------------- match
+@dataclass(frozen=True)
+class Match:
+    """What one duplicate match plays: agents, rules, kind of episode and master seed."""
+
+    agent_a: AgentSpec
+    agent_b: AgentSpec
+    rules: Rules
+    episode: str = "hand"
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.episode not in EPISODES:
+            raise ValueError(f"episode must be one of {list(EPISODES)}, got {self.episode!r}")
+        if not isinstance(self.seed, int) or isinstance(self.seed, bool) or self.seed < 0:
+            raise ValueError(f"seed must be a non-negative int, got {self.seed!r}")
+
+
+class DealRecord(NamedTuple):
+    """One duplicate pair: a deal (hand mode) or a seeded game (game mode), played twice.
+
+    ``diff[p]`` is A's points minus B's in play ``p`` (play 0: A holds team 0, play 1: team 1);
+    ``hands[p]`` the hands that play took; ``a_points`` / ``b_points`` the points each side won
+    over both plays (a negative score, e.g. a failed bid or a renege penalty, counts as points
+    won by the other side); ``a_games`` the games A won of the two (-1 in hand mode).
+    """
+
+    index: int
+    diff0: int
+    diff1: int
+    hands0: int
+    hands1: int
+    a_points: int
+    b_points: int
+    a_games: int
+
+
+def hand_deal(rules: Rules, seed: int, dealer: int) -> dict[str, Any]:
+    """A deal drawn by the engine from ``seed``, re-seated so that ``dealer`` deals.
+
+    The engine draws its own first dealer; the hands keep their places relative to the
+    dealer, so this is the same deal as the engine's, turned around the table.
+    """
+    dealt = GameState(rules, np.random.default_rng(seed))
+    shift = dealer - dealt.dealer
+    hands: list[list[int]] = [[] for _ in range(NUM_SEATS)]
+    for seat in range(NUM_SEATS):
+        hands[(seat + shift) % NUM_SEATS] = list(dealt.initial_hands[seat])
+    deal: dict[str, Any] = {"dealer": dealer, "hands": hands}
+    if not rules.is_bid:
+        deal["upcard"] = dealt.upcard
+    return deal
+
+
+class MatchRunner:
+    """Plays the deals of one match; holds one agent instance per side and seat."""
+
+    def __init__(self, match: Match) -> None:
+        self.match = match
+        self.rules = match.rules
+        self.observer = Observer(self.rules)
+        self.max_hands = max_hands_per_game(self.rules)
+        self.names = (spec_name(match.agent_a), spec_name(match.agent_b))
+        # agents[side][seat], side 0 = A, 1 = B; every seat has its own instance
+        self.agents = [[build_agent(spec, None) for _ in range(NUM_SEATS)] for spec in (match.agent_a, match.agent_b)]
+
+    def play_deals(self, start: int, stop: int) -> list[DealRecord]:
+        return [self.play_deal(i) for i in range(start, stop)]
+
+    def play_deal(self, index: int) -> DealRecord:
+        m = self.match
+        seed = deal_seed(m.seed, index)
+        deal = hand_deal(self.rules, seed, index % NUM_SEATS) if m.episode == "hand" else None
+        diffs, hands, a_games = [0, 0], [0, 0], 0
+        a_points = b_points = 0
+        for play in (0, 1):
+            a_team = play  # play 0: A holds team 0 (seats 0, 2); play 1: A holds team 1
+            # side of each seat: 0 (A) on A's team, 1 (B) on the other
+            sides = [0 if team_of(seat) == a_team else 1 for seat in range(NUM_SEATS)]
+            for seat, side in enumerate(sides):
+                self.agents[side][seat].reset(agent_seed(m.seed, index, play, seat))
+            state = GameState(self.rules, np.random.default_rng(seed), deal=deal)
+            while True:
+                self._play_hand(state, sides)
+                pts = state.hand_result["points"]
+                pa, pb = pts[a_team], pts[other_team(a_team)]
+                diffs[play] += team_margin(pts, a_team)
+                a_points += max(pa, 0) + max(-pb, 0)
+                b_points += max(pb, 0) + max(-pa, 0)
+                hands[play] += 1
+                if m.episode == "hand" or state.is_over:
+                    break
+                if hands[play] >= self.max_hands:
+                    raise GameTooLongError(
+                        f"game pair {index}, play {play}: no result after {self.max_hands} hands with "
+                        f"game_target={self.rules.game_target} (scores {state.scores}); these agents may never "
+                        "reach the target: use single hands (no --games) or a smaller game_target")
+                state.next_hand()
+            if m.episode == "game" and state.winner == a_team:
+                a_games += 1
+        return DealRecord(index, diffs[0], diffs[1], hands[0], hands[1], a_points, b_points,
+                          a_games if m.episode == "game" else -1)
+
+    def _play_hand(self, state: GameState, sides: list[int]) -> None:
+        while not state.hand_over:
+            seat = state.current_player
+            side = sides[seat]
+            state.apply(ask_agent(self.agents[side][seat], state, self.observer, self.names[side]))
