@@ -31,7 +31,7 @@ from collections.abc import Sequence
 
 from euchre_env.agents.heuristics import count_values
 
-from euchre_env.cards import Deck, follow_suit, trick_winner
+from euchre_env.cards import NUM_SUITS, Deck, follow_suit, trick_winner
 from euchre_env.engine import score_hand
 from euchre_env.rules import Rules
 from euchre_env.seats import NUM_SEATS, team_of
@@ -55,7 +55,7 @@ class DoubleDummy:
         for b, c in enumerate(self.bit_card):
             self.card_bits.setdefault(c, []).append(b)
         self.bit_suit = tuple(suits[c] for c in self.bit_card)
-        self.suit_mask = [0] * 4
+        self.suit_mask = [0] * NUM_SUITS
         for b, s in enumerate(self.bit_suit):
             self.suit_mask[s] |= 1 << b
         self.slot_bits = max(bin(m).count("1") for m in self.suit_mask)  # the longest suit (trump)

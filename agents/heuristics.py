@@ -29,7 +29,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from functools import cache
 
-from euchre_env.cards import Deck
+from euchre_env.cards import NUM_SUITS, Deck
 
 # ----------------------------------------------------------------------------- the trick estimate
 # Every estimate is in tricks. A held trump is worth TRUMP_VALUE[k] tricks, where k is the
@@ -51,16 +51,16 @@ class SuitTables:
         self.deck = deck
         self.copies = deck.copies
         self.n_ids = deck.num_ids
-        self.suits = {t: deck.effective_suits(t) for t in range(-1, 4)}
-        self.power = {t: deck.powers(t) for t in range(4)}
+        self.suits = {t: deck.effective_suits(t) for t in range(-1, NUM_SUITS)}
+        self.power = {t: deck.powers(t) for t in range(NUM_SUITS)}
         # ranking[t][s]: card ids of effective suit s under trump t, best first, one entry per copy
         self.ranking: dict[int, dict[int, list[int]]] = {}
-        for t in range(4):
+        for t in range(NUM_SUITS):
             suits, power = self.suits[t], self.power[t]
             self.ranking[t] = {
                 s: [c for c in sorted(range(self.n_ids), key=lambda c: -power[c]) if suits[c] == s
                     for _ in range(self.copies)]
-                for s in range(4)
+                for s in range(NUM_SUITS)
             }
 
 
@@ -88,7 +88,7 @@ def _walk(ranking: list[int], held: Counter, gone: Counter) -> Iterator[tuple[in
 
 def _by_suit(T: SuitTables, hand: Iterable[int], trump: int) -> dict[int, Counter]:
     """The hand's cards grouped by effective suit under ``trump`` (with their counts)."""
-    by_suit: dict[int, Counter] = {s: Counter() for s in range(4)}
+    by_suit: dict[int, Counter] = {s: Counter() for s in range(NUM_SUITS)}
     for c, n in Counter(hand).items():
         by_suit[T.suits[trump][c]][c] = n
     return by_suit
@@ -111,7 +111,7 @@ def trick_estimate(deck: Deck, hand: Iterable[int], trump: int, gone: Iterable[i
         n_trumps += 1
     value += LENGTH_BONUS * max(0, n_trumps - 2)
     voids = 0
-    for s in range(4):
+    for s in range(NUM_SUITS):
         if s == trump:
             continue
         length = sum(by_suit[s].values())
@@ -146,7 +146,7 @@ def alone_losers(deck: Deck, hand: Iterable[int], trump: int, gone: Iterable[int
     top_run = sum(1 for _, k, _c in trumps if k == 0)
     missing_above = trumps[-1][1] if trumps else 0
     lost = 0.8 * min(n_trumps - top_run, missing_above)
-    for s in range(4):
+    for s in range(NUM_SUITS):
         if s == trump:
             continue
         for j, k, _c in _walk(T.ranking[trump][s], by_suit[s], gone):

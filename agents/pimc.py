@@ -47,7 +47,7 @@ from euchre_env.agents.heuristics import trump_count, weakest_card
 from euchre_env.agents.worlds import WorldSampler, world_deal
 
 from euchre_env.actions import BID, HELP, MOON, NAME, ORDER, PASS, action_table
-from euchre_env.cards import follow_suit
+from euchre_env.cards import NUM_SUITS, follow_suit
 from euchre_env.engine import GameState, scoring_thresholds
 from euchre_env.infostate import InfoState
 from euchre_env.phases import Phase
@@ -95,7 +95,7 @@ def rollout_action(state: GameState) -> int:
             choice = pick(ORDER) or pick(ORDER, alone=True)
         return choice if choice is not None else (pick(PASS) if pick(PASS) is not None else legal[-1])
     if phase == Phase.CALL2:
-        suits = [s for s in range(4) if s != state.upcard_suit]
+        suits = [s for s in range(NUM_SUITS) if s != state.upcard_suit]
         best = max(suits, key=lambda s: (trump_count(deck, hand, s), -s))
         s = trump_count(deck, hand, best)
         must = pick(PASS) is None
@@ -113,7 +113,7 @@ def rollout_action(state: GameState) -> int:
     if phase == Phase.DEFEND:
         return pick(PASS)
     if phase == Phase.AUCTION:
-        est = max(trump_count(deck, hand, s) for s in range(4)) / 2.2
+        est = max(trump_count(deck, hand, s) for s in range(NUM_SUITS)) / 2.2
         bids = [(t.bid_rank(act.arg), a) for a, act in zip(legal, acts) if act.kind == BID]
         plain = [(r, a) for r, a in bids if r <= est and t.actions[a].arg not in (HELP, MOON)]
         if plain:

@@ -19,7 +19,7 @@ from euchre_env.agents.base import require_information_state
 from euchre_env.agents.heuristics import alone_losers, best_discard, suit_tables, trick_estimate, upcard_value
 
 from euchre_env.actions import BID, GIVE, HELP, MOON, PLAY, action_table
-from euchre_env.cards import Deck, beats, follow_suit, trick_winner
+from euchre_env.cards import NUM_SUITS, Deck, beats, follow_suit, trick_winner
 from euchre_env.infostate import InfoState
 from euchre_env.phases import Phase
 from euchre_env.rules import Rules
@@ -199,7 +199,7 @@ def _call1(T: _Setting, s: InfoState, legal: list[int]) -> int:
 def _call2(T: _Setting, s: InfoState, legal: list[int]) -> int:
     t, deck = T.table, T.deck
     gone = _gone(s)
-    best = _best_suit(deck, s.hand, [x for x in range(4) if t.name_base + x in legal], gone)
+    best = _best_suit(deck, s.hand, [x for x in range(NUM_SUITS) if t.name_base + x in legal], gone)
     if t.name_alone_base >= 0 and t.name_alone_base + best in legal and _alone_ok(deck, s.hand, best, gone):
         return t.name_alone_base + best
     forced = t.pass_id not in legal
@@ -226,7 +226,7 @@ def _discard(T: _Setting, s: InfoState, legal: list[int]) -> int:
     def after(c: int) -> float:
         rest = list(s.hand)
         rest.remove(c)
-        return max(trick_estimate(deck, rest, x) for x in range(4))
+        return max(trick_estimate(deck, rest, x) for x in range(NUM_SUITS))
 
     return T.table.discard_base + max(sorted(set(s.hand)), key=lambda c: (after(c), -power[c], -c))
 
@@ -237,16 +237,16 @@ def _joker_suit(T: _Setting, s: InfoState, legal: list[int]) -> int:
     def strength(x: int) -> float:
         return trick_estimate(deck, _dealer_hand(deck, s.hand, s.upcard, x), x)
 
-    return T.table.name_base + max(range(4), key=lambda x: (strength(x), -x))
+    return T.table.name_base + max(range(NUM_SUITS), key=lambda x: (strength(x), -x))
 
 
 def _name_trump(T: _Setting, s: InfoState, legal: list[int]) -> int:
-    return T.table.name_base + _best_suit(T.deck, s.hand, range(4), _gone(s))
+    return T.table.name_base + _best_suit(T.deck, s.hand, range(NUM_SUITS), _gone(s))
 
 
 def _auction(T: _Setting, s: InfoState, legal: list[int]) -> int:
     t, deck = T.table, T.deck
-    best = _best_suit(deck, s.hand, range(4))
+    best = _best_suit(deck, s.hand, range(NUM_SUITS))
     own = trick_estimate(deck, s.hand, best)
     lost, n_trumps = alone_losers(deck, s.hand, best)
     enough_trumps = n_trumps >= (T.tricks + 1) // 2
