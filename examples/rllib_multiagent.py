@@ -148,14 +148,24 @@ def run(rules: str = "knock", iterations: int = 20, batch: int = 4000, seed: int
     )
 
 
-def main(argv: list[str] | None = None) -> RunResult:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rules", default="knock", help="rule preset (default: knock)")
-    parser.add_argument("--iterations", type=int, default=20, help="training iterations")
-    parser.add_argument("--batch", type=int, default=4000, help="env steps (all seats) per iteration")
-    parser.add_argument("--seed", type=int, default=0)
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line; a bad value ends it with one line (nothing heavy is needed to check it)."""
+    # Imported here, not at the top: the README's snippet shows the import block as it is.
+    from euchre_env.training.arguments import OneLineParser, non_negative_int, positive_int
+
+    from euchre_env.rules import PRESETS
+
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rules", default="knock", choices=PRESETS, help="rule preset (default: knock)")
+    parser.add_argument("--iterations", type=positive_int, default=20, help="training iterations")
+    parser.add_argument("--batch", type=positive_int, default=4000, help="env steps (all seats) per iteration")
+    parser.add_argument("--seed", type=non_negative_int, default=0)
     parser.add_argument("--out", default="runs/rllib_multiagent", help="checkpoint folder")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> RunResult:
+    args = parse_args(argv)
     result = run(args.rules, args.iterations, args.batch, args.seed, args.out)
     print(f"{args.iterations} iterations, {result.env_steps} env steps, module steps trained "
           f"{result.module_steps_trained}, {result.illegal_actions} illegal actions of {result.actions_checked}; "

@@ -114,18 +114,40 @@ def run(rules: str = "knock", opponent: str = "rules", timesteps: int = 50_000, 
     return RunResult(path, model.num_timesteps, model._n_updates, watch.changed, env.num_illegal_actions, evaluation)
 
 
-def main(argv: list[str] | None = None) -> RunResult:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rules", default="knock", help="rule preset (default: knock)")
-    parser.add_argument("--opponent", default="rules", help="team 1 in training: agent spec (rules, random, "
-                        "pimc:N, a checkpoint .pt) or a model .zip saved by this script")
-    parser.add_argument("--timesteps", type=int, default=50_000, help="learner decisions to train on")
-    parser.add_argument("--n-steps", type=int, default=1024, help="rollout length between PPO updates")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--eval-deals", type=int, default=1000, help="duplicate deals (0: no evaluation)")
-    parser.add_argument("--eval-opponent", default="rules", help="agent spec to evaluate against")
+def opponent_spec(text: str) -> str:
+    """--opponent: a model .zip saved by this script, or an agent spec (checked without building it)."""
+    from euchre_env.training.arguments import agent_spec  # here: the README's snippet shows the import block
+
+    if text.endswith(".zip"):
+        if not Path(text).is_file():
+            raise argparse.ArgumentTypeError(f"no model file at {text!r} (a .zip saved by this script)")
+        return text
+    return agent_spec(text)
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line; a bad value ends it with one line (nothing heavy is needed to check it)."""
+    # Imported here, not at the top: the README's snippet shows the import block as it is.
+    from euchre_env.training.arguments import OneLineParser, agent_spec, non_negative_int, positive_int
+
+    from euchre_env.rules import PRESETS
+
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rules", default="knock", choices=PRESETS, help="rule preset (default: knock)")
+    parser.add_argument("--opponent", type=opponent_spec, default="rules", help="team 1 in training: agent spec "
+                        "(rules, random, pimc:N, a checkpoint .pt) or a model .zip saved by this script")
+    parser.add_argument("--timesteps", type=positive_int, default=50_000, help="learner decisions to train on")
+    parser.add_argument("--n-steps", type=positive_int, default=1024, help="rollout length between PPO updates")
+    parser.add_argument("--seed", type=non_negative_int, default=0)
+    parser.add_argument("--eval-deals", type=non_negative_int, default=1000,
+                        help="duplicate deals (0: no evaluation)")
+    parser.add_argument("--eval-opponent", type=agent_spec, default="rules", help="agent spec to evaluate against")
     parser.add_argument("--out", default="runs/sb3_maskable_ppo", help="folder for model.zip")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> RunResult:
+    args = parse_args(argv)
     result = run(args.rules, args.opponent, args.timesteps, args.n_steps, args.seed, args.eval_deals,
                  args.eval_opponent, args.out)
     print(f"trained {result.timesteps} steps: {result.updates} PPO updates, {result.illegal_actions} illegal "

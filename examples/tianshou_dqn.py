@@ -105,18 +105,30 @@ def run(rules: str = "knock", opponent: str = "rules", epochs: int = 10, epoch_s
     return RunResult(stats.train_step, stats.update_step, changed, illegal, float(final.returns[:, 0].mean()), path)
 
 
-def main(argv: list[str] | None = None) -> RunResult:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rules", default="knock", help="rule preset (default: knock)")
-    parser.add_argument("--opponent", default="rules", help="agent spec playing team 1 (rules, random, pimc:N)")
-    parser.add_argument("--epochs", type=int, default=10)
-    parser.add_argument("--epoch-steps", type=int, default=5000, help="env steps (team decisions) per epoch")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--envs", type=int, default=4, help="training envs, and as many test envs")
-    parser.add_argument("--test-episodes", type=int, default=100, help="greedy test hands after each epoch")
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line; a bad value ends it with one line (nothing heavy is needed to check it)."""
+    # Imported here, not at the top: the README's snippet shows the import block as it is.
+    from euchre_env.training.arguments import OneLineParser, agent_spec, non_negative_int, positive_int
+
+    from euchre_env.rules import PRESETS
+
+    parser = OneLineParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rules", default="knock", choices=PRESETS, help="rule preset (default: knock)")
+    parser.add_argument("--opponent", type=agent_spec, default="rules",
+                        help="agent spec playing team 1 (rules, random, pimc:N)")
+    parser.add_argument("--epochs", type=positive_int, default=10)
+    parser.add_argument("--epoch-steps", type=positive_int, default=5000, help="env steps (team decisions) per epoch")
+    parser.add_argument("--seed", type=non_negative_int, default=0)
+    parser.add_argument("--envs", type=positive_int, default=4, help="training envs, and as many test envs")
+    parser.add_argument("--test-episodes", type=positive_int, default=100,
+                        help="greedy test hands after each epoch")
     parser.add_argument("--out", default="runs/tianshou_dqn", help="folder for dqn.pt")
     parser.add_argument("--quiet", action="store_true", help="no per-epoch output")
-    args = parser.parse_args(argv)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> RunResult:
+    args = parse_args(argv)
     result = run(args.rules, args.opponent, args.epochs, args.epoch_steps, args.seed, args.envs, args.test_episodes,
                  args.out, verbose=not args.quiet)
     print(f"{result.env_steps} env steps, {result.update_steps} update steps, {result.illegal_actions} illegal "

@@ -8,6 +8,7 @@ library is missing; CI installs every extra.
 
 from __future__ import annotations
 
+import importlib.abc
 import importlib.util
 import re
 import subprocess
@@ -36,6 +37,57 @@ def readme_snippet(path: Path, tag: str) -> str:
     each stripped of surrounding blank lines, joined by two blank lines."""
     regions = re.findall(rf"^# readme-start: {tag}\n(.*?)^# readme-end: {tag}$", path.read_text(), flags=re.S | re.M)
     return "\n\n\n".join(region.strip("\n") for region in regions) + "\n"
+
+
+class _Stub(ModuleType):
+    """A stand-in for a library module: every name in it is a fresh class (bases, decorators, constants)."""
+
+    def __getattr__(self, name: str) -> type:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        value = type(name, (), {})
+        setattr(self, name, value)
+        return value
+
+
+class _StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Imports of the given top-level packages (and their submodules) give stubs."""
+
+    def __init__(self, roots: set[str]) -> None:
+        self.roots = roots
+        self.made: list[str] = []
+
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in self.roots:
+            return importlib.util.spec_from_loader(name, self, is_package=True)
+        return None
+
+    def create_module(self, spec):
+        self.made.append(spec.name)
+        return _Stub(spec.name)
+
+    def exec_module(self, module):
+        pass
+
+
+HEAVY = {"torch", "sb3_contrib", "stable_baselines3", "tianshou", "ray"}
+
+
+@pytest.fixture
+def light_example(monkeypatch):
+    """Load an example with its RL libraries stubbed (those not imported yet): the argument checks need
+    none of them, and importing them costs seconds."""
+    finder = _StubFinder({root for root in HEAVY if root not in sys.modules})
+    monkeypatch.setattr(sys, "meta_path", [finder, *sys.meta_path])
+    loaded: list[str] = []
+
+    def load(name: str) -> ModuleType:
+        loaded.append(name)
+        return load_example(name)
+
+    yield load
+    for name in finder.made + loaded:  # the smoke tests load the real libraries and examples afresh
+        sys.modules.pop(name, None)
 
 
 def _skip_without(module: str, extra: str) -> None:
@@ -126,3 +178,42 @@ def test_rllib_multiagent(tmp_path, request):
     batch = {Columns.OBS: {k: torch.as_tensor(v)[None] for k, v in obs.items()}}
     logits = module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS][0]
     assert obs["action_mask"][int(logits.argmax())] == 1
+
+
+# ------------------------------------------------------------------------------ the examples' arguments
+@pytest.mark.parametrize(("name", "argv", "fragment"), [
+    ("sb3_maskable_ppo", ["--opponent", "nosuch"], "argument --opponent: unknown agent spec 'nosuch'"),
+    ("sb3_maskable_ppo", ["--opponent", "gone.zip"], "no model file at 'gone.zip'"),
+    ("sb3_maskable_ppo", ["--eval-opponent", "pimc:0"], "worlds must be at least 1"),
+    ("sb3_maskable_ppo", ["--rules", "nope"], "argument --rules: invalid choice: 'nope' (choose from 'knock'"),
+    ("sb3_maskable_ppo", ["--timesteps", "-5"], "argument --timesteps: expected a positive integer, got '-5'"),
+    ("sb3_maskable_ppo", ["--eval-deals", "x"], "expected a non-negative integer"),
+    ("tianshou_dqn", ["--opponent", "nosuch"], "argument --opponent: unknown agent spec 'nosuch'"),
+    ("tianshou_dqn", ["--rules", "nope"], "argument --rules: invalid choice: 'nope'"),
+    ("tianshou_dqn", ["--epochs", "0"], "argument --epochs: expected a positive integer, got '0'"),
+    ("tianshou_dqn", ["--envs", "-1"], "argument --envs: expected a positive integer"),
+    ("rllib_multiagent", ["--rules", "nope"], "argument --rules: invalid choice: 'nope'"),
+    ("rllib_multiagent", ["--batch", "-5"], "argument --batch: expected a positive integer, got '-5'"),
+    ("rllib_multiagent", ["--seed", "-1"], "argument --seed: expected a non-negative integer"),
+])
+def test_example_arguments_are_checked_in_one_line(light_example, capsys, name, argv, fragment):
+    example = light_example(name)
+    with pytest.raises(SystemExit) as exc:
+        example.main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "error:" in err and "Traceback" not in err, err
+    assert fragment in err
+
+
+def test_example_arguments_parse(light_example, tmp_path):
+    model = tmp_path / "model.zip"
+    model.write_bytes(b"")
+    sb3 = light_example("sb3_maskable_ppo").parse_args(["--opponent", str(model), "--timesteps", "256",
+                                                         "--eval-deals", "0", "--rules", "bid"])
+    assert (sb3.opponent, sb3.timesteps, sb3.eval_deals, sb3.rules) == (str(model), 256, 0, "bid")
+    assert light_example("sb3_maskable_ppo").parse_args([]).opponent == "rules"
+    tianshou = light_example("tianshou_dqn").parse_args(["--opponent", "pimc:3", "--epochs", "2"])
+    assert (tianshou.opponent, tianshou.epochs, tianshou.envs) == ("pimc:3", 2, 4)
+    rllib = light_example("rllib_multiagent").parse_args(["--iterations", "1", "--rules", "classic"])
+    assert (rllib.iterations, rllib.batch, rllib.rules) == (1, 4000, "classic")

@@ -22,6 +22,7 @@ import sys
 from dataclasses import fields
 from typing import Any, NoReturn
 
+from euchre_env.training.arguments import OneLineParser, non_negative_int, positive_int
 from euchre_env.training.curves import plot_curves
 
 from euchre_env.rules import PRESETS, Rules, option_names
@@ -52,30 +53,6 @@ except ModuleNotFoundError as exc:
 PROG = "euchre"
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse with one-line errors (no usage block), exit status 2."""
-
-    def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {' '.join(message.split())}\n")
-
-
-def _int_at_least(low: int, what: str):
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = low - 1
-        if value < low:
-            raise argparse.ArgumentTypeError(f"expected a {what} integer, got {text!r}")
-        return value
-
-    return parse
-
-
-_positive_int = _int_at_least(1, "positive")
-_non_negative_int = _int_at_least(0, "non-negative")
-
-
 # One line each, in --help and when no command is given.
 COMMANDS = {
     "eval": "a duplicate match of agent A against agent B",
@@ -92,22 +69,22 @@ def _overview() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog=PROG, usage=f"{PROG} [-h] COMMAND ...",
+    parser = OneLineParser(prog=PROG, usage=f"{PROG} [-h] COMMAND ...",
                      description="Euchre agents: duplicate matches, rating ladders and self-play training.",
                      epilog=_overview(), formatter_class=argparse.RawDescriptionHelpFormatter)
     # The commands are listed in the epilog, one line each (argparse's own list wraps them).
-    sub = parser.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND", help=argparse.SUPPRESS)
+    sub = parser.add_subparsers(dest="command", parser_class=OneLineParser, metavar="COMMAND", help=argparse.SUPPRESS)
 
     def common(p: argparse.ArgumentParser) -> None:
         p.add_argument("--preset", default="knock", help=f"rules preset: {', '.join(PRESETS)} (default knock)")
         p.add_argument("--set", dest="options", action="extend", nargs="+", default=[], metavar="OPTION=VALUE",
                        help=f"override a rules option; options: {', '.join(option_names())}")
-        p.add_argument("--hands", type=_positive_int, default=1000,
+        p.add_argument("--hands", type=positive_int, default=1000,
                        help="duplicate deals per match, each played twice with the teams swapped (default 1000)")
-        p.add_argument("--games", type=_positive_int, default=None,
+        p.add_argument("--games", type=positive_int, default=None,
                        help="play N duplicate pairs of whole games instead of single hands (--hands is then unused)")
-        p.add_argument("--seed", type=_non_negative_int, default=0, help="master seed (default 0)")
-        p.add_argument("--workers", type=_positive_int, default=2, help="worker processes (default 2)")
+        p.add_argument("--seed", type=non_negative_int, default=0, help="master seed (default 0)")
+        p.add_argument("--workers", type=positive_int, default=2, help="worker processes (default 2)")
         p.add_argument("--out", default=None, metavar="DIR", help="write JSON and CSV results (and the ladder PNG)")
         p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                        help="progress bar on stderr (default: when stderr is a terminal)")
@@ -117,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("agent_a", metavar="A", help="agent spec (random, rules, pimc:50, ...)")
     ev.add_argument("agent_b", metavar="B", help="agent spec")
     common(ev)
-    ev.add_argument("--first-deal", type=_non_negative_int, default=0, metavar="K",
+    ev.add_argument("--first-deal", type=non_negative_int, default=0, metavar="K",
                     help="play the duplicate pairs K .. K+N-1 (to split a long match into runs; see merge)")
 
     mer = sub.add_parser("merge", help=COMMANDS["merge"],
@@ -131,7 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      "anchored at the first agent = 0, with bootstrap intervals over deals.")
     lad.add_argument("agents", nargs="+", metavar="AGENT", help="two or more agent specs")
     common(lad)
-    lad.add_argument("--bootstrap", type=_non_negative_int, default=200,
+    lad.add_argument("--bootstrap", type=non_negative_int, default=200,
                      help="bootstrap resamples of the deals for the rating intervals (default 200)")
 
     tr = sub.add_parser("train", help=COMMANDS["train"],
