@@ -170,7 +170,7 @@ def write_ladder(result: LadderResult, out_dir: str, plot: bool = True) -> list[
 
 def plot_ladder(result: LadderResult, path: str) -> None:
     """A horizontal plot of the ratings with their bootstrap intervals (matplotlib, Agg)."""
-    import matplotlib  # optional (the eval extra): only the plot needs it
+    import matplotlib  # imported here: slow to import, and only the plot needs it
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

@@ -195,6 +195,24 @@ def test_behaviour_cloning_learns_the_teacher():
     assert before < 0.6 < accuracy() and stats["accuracy"] > 0.6
 
 
+def test_behaviour_cloning_shows_its_progress(tmp_path, monkeypatch, capsys):
+    """Demonstrations and cloning epochs each get a bar (drawn here at once: no delay)."""
+    import functools
+
+    from euchre_env.evaluation import progress
+    from euchre_env.training import imitation, train
+
+    for module in (train, imitation):
+        monkeypatch.setattr(module, "progress_bar", functools.partial(progress.progress_bar, delay=0.0))
+    trainer = Trainer(tiny(), str(tmp_path / "bc"), log=QUIET)
+    trainer._pretrain(progress=True)
+    trainer.writer.close()
+    err = capsys.readouterr().err
+    lines = [line for part in err.splitlines() for line in part.split("\r") if line.strip()]
+    assert any(line.startswith("demonstrations of rules 100%|") and "decisions" in line for line in lines), err
+    assert any(line.startswith("behaviour cloning 100%|") and "epoch 1/1, accuracy" in line for line in lines), err
+
+
 # ------------------------------------------------------------------ training, checkpoints, resume
 def test_tiny_run_writes_checkpoints_and_logs(trained):
     root, full, _, _ = trained

@@ -46,9 +46,9 @@ try:
 
     _MISSING_EXTRA: str | None = None
 except ModuleNotFoundError as exc:
-    if (exc.name or "").partition(".")[0] not in EVAL_EXTRA:
+    _MISSING_EXTRA = (exc.name or "").partition(".")[0]
+    if _MISSING_EXTRA not in EVAL_EXTRA:
         raise
-    _MISSING_EXTRA = exc.name
 
 PROG = "euchre"
 
@@ -70,8 +70,8 @@ def _overview() -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(prog=PROG, usage=f"{PROG} [-h] COMMAND ...",
-                     description="Euchre agents: duplicate matches, rating ladders and self-play training.",
-                     epilog=_overview(), formatter_class=argparse.RawDescriptionHelpFormatter)
+                           description="Euchre agents: duplicate matches, rating ladders and self-play training.",
+                           epilog=_overview(), formatter_class=argparse.RawDescriptionHelpFormatter)
     # The commands are listed in the epilog, one line each (argparse's own list wraps them).
     sub = parser.add_subparsers(dest="command", parser_class=OneLineParser, metavar="COMMAND", help=argparse.SUPPRESS)
 
@@ -197,8 +197,9 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(parser.format_help() + "\n")
         _fail(f"missing command: {', '.join(COMMANDS)} (see {PROG} COMMAND --help)")
     if _MISSING_EXTRA is not None:
-        _fail(f"the {args.command} command needs the eval extra (no module named {_MISSING_EXTRA!r}): "
-              "pip install 'euchre-env[eval]'")
+        extra = "train" if args.command == "train" else "eval"  # the train extra holds the eval extra's libraries
+        _fail(f"the {args.command} command needs the {extra} extra (no module named {_MISSING_EXTRA!r}): "
+              f"pip install 'euchre-env[{extra}]'")
     run = {"eval": _run_match, "ladder": _run_match, "merge": _run_merge, "train": _run_train}[args.command]
     try:
         return run(args)

@@ -7,6 +7,7 @@ import os
 
 def eval_curves(run_dir: str) -> dict[str, list[tuple[float, float, float, float]]]:
     """``{opponent: [(millions of decisions, margin, low, high), ...]}`` from the run's scalars."""
+    # Imported here: the command line imports this module, and eval must work without the train extra.
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     events = EventAccumulator(run_dir, size_guidance={"scalars": 0}).Reload()
@@ -23,8 +24,11 @@ def eval_curves(run_dir: str) -> dict[str, list[tuple[float, float, float, float
 
 
 def plot_curves(run_dir: str, out: str | None = None) -> str:
-    """Plot the margin against each evaluation opponent with its 95% interval; returns the PNG path."""
-    import matplotlib
+    """Plot the margin against each evaluation opponent with its 95% interval; returns the PNG path.
+
+    Raises ImportError without matplotlib (the caller says which extra to install).
+    """
+    import matplotlib  # imported here: slow to import, and only the plot needs it
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
