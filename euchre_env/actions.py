@@ -19,6 +19,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
+
+import numpy as np
 
 from euchre_env.cards import SUITS
 from euchre_env.phases import Phase
@@ -136,10 +139,42 @@ class ActionTable:
         return f"{a.kind} {self.deck.name(a.arg)}"
 
     def to_str(self, action: int) -> str:
+        return self.strings[self.check_id(action)]
+
+    def check_id(self, action: Any, convert: str = "env.unwrapped.str_to_action") -> int:
+        """``action`` as an id of this table; otherwise ValueError, one line saying what is wrong.
+
+        An id is an int, a NumPy integer or a one-element integer array, in ``0..len - 1``. A
+        string is refused with the call that converts it (``convert``) and the id it stands for.
+        """
+        n = len(self.actions)
+        if type(action) is int and 0 <= action < n:  # the common case first: this runs at every step
+            return action
+        if isinstance(action, str):
+            try:
+                hint = f"use {convert}({action!r}) (= {self.from_str(action)})"
+            except ValueError:
+                hint = f"and {action!r} is no action of these rules either; forms: {', '.join(self._forms())}"
+            raise ValueError(f"actions are integer ids, got {action!r}; {hint}")
+        if isinstance(action, np.ndarray) and action.size == 1 and np.issubdtype(action.dtype, np.integer):
+            action = action.item()  # a batch of one, as vectorised RL loops hand out
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+            done = " (None is only for an agent that is done)" if action is None else ""
+            raise ValueError(f"actions are integer ids 0..{n - 1}, got {action!r}{done}")
+        if not 0 <= action < n:
+            raise ValueError(f"action {action} is out of range 0..{n - 1}")
+        return int(action)
+
+    def describe(self, action: Any) -> str:
+        """``'play 9C' (id 40)`` for an id of this table, the plain value for anything else (in messages)."""
         try:
-            return self.strings[int(action)]
-        except (IndexError, TypeError, ValueError):
-            raise ValueError(f"action id {action!r} is out of range 0..{len(self) - 1}") from None
+            return f"{self.to_str(action)!r} (id {int(action)})"
+        except (ValueError, TypeError):
+            return repr(action)
+
+    def names(self, ids: list[int] | tuple[int, ...]) -> str:
+        """The actions ``ids`` as text, comma-separated (the legal actions of an error message)."""
+        return ", ".join(self.strings[a] for a in ids)
 
     def from_str(self, text: str) -> int:
         """Action id of a string such as ``order alone``, ``name H``, ``play JH`` (any case)."""

@@ -19,7 +19,6 @@ NUM_SUITS = 4
 JOKER_NAME = "JO"
 RANKS_24 = "9TJQKA"
 RANKS_32 = "789TJQKA"
-NO_TRUMP = -1  # index used for trump-dependent tables before trump is fixed
 
 
 def same_colour_suit(suit: int) -> int:
@@ -31,7 +30,7 @@ def same_colour_suit(suit: int) -> int:
 class Deck:
     """One deck layout: which ranks exist, whether there is a joker, how many copies.
 
-    Every table a rule needs (effective suit, trick-taking power, trump order) is
+    Every table a rule needs (effective suit, trick-taking power) is
     computed once per deck and trump suit, so the engine never re-derives a rule
     from card text.
     """
@@ -135,12 +134,6 @@ class Deck:
     def powers(self, trump: int) -> tuple[int, ...]:
         """Per card id, its strength under ``trump``: trumps >= 100, plain cards by rank."""
         return self._trump_power[trump]
-
-    def trump_order(self, trump: int) -> list[int]:
-        """Card ids of the trump suit, highest first (joker, right bower, left bower, A ...)."""
-        suits = self.effective_suits(trump)
-        power = self.powers(trump)
-        return sorted((c for c in range(self.num_ids) if suits[c] == trump), key=lambda c: -power[c])
 
 
 def trick_winner(cards: list[int], deck: Deck, trump: int) -> int:

@@ -24,7 +24,15 @@ from euchre_env.observation import Observer
 
 
 class IllegalActionError(ValueError):
-    """An agent chose an action that is not legal at its turn."""
+    """An agent chose an action that is not legal at its turn.
+
+    ``seat``, ``agent`` (its name) and ``action`` say who chose what, for a driver that reports
+    the choice in its own words (the single-seat env names its opponents by seat).
+    """
+
+    def __init__(self, message: str, seat: int | None = None, agent: str | None = None, action: Any = None) -> None:
+        super().__init__(message)
+        self.seat, self.agent, self.action = seat, agent, action
 
 
 def legal_mask(state: GameState) -> np.ndarray:
@@ -62,16 +70,17 @@ def ask_agent(agent: Any, state: GameState, observer: Observer | None, name: str
     action = act(observation, info)
     legal = state.legal_actions()
     if isinstance(action, bool) or not isinstance(action, (int, np.integer)) or int(action) not in legal:
-        raise IllegalActionError(illegal_action_message(state, name or agent_name(agent), action))
+        name = name or agent_name(agent)
+        raise IllegalActionError(illegal_action_message(state, name, action), state.current_player, name, action)
     return int(action)
 
 
 def illegal_action_message(state: GameState, name: str, action: Any) -> str:
+    """``agent 'x' at seat 3 chose the illegal action 'play 9C' (id 40) in phase PLAY; legal: ...``."""
+    return f"agent {name!r} at seat {state.current_player} chose the illegal action {illegal_choice(state, action)}"
+
+
+def illegal_choice(state: GameState, action: Any) -> str:
+    """What was wrong with ``action`` at this decision: the action, the phase and the legal ones."""
     table = state.table
-    try:
-        what = f"{table.to_str(action)!r} (id {int(action)})"
-    except (ValueError, TypeError):
-        what = repr(action)
-    allowed = ", ".join(table.strings[a] for a in state.legal_actions())
-    return (f"agent {name!r} at seat {state.current_player} chose the illegal action {what} in phase "
-            f"{state.phase.name}; legal: {allowed}")
+    return f"{table.describe(action)} in phase {state.phase.name}; legal: {table.names(state.legal_actions())}"

@@ -10,6 +10,12 @@ Bid Euchre:     deal -> [DISCARD (joker dealer)] -> AUCTION -> NAME_TRUMP -> [GI
 then HAND_OVER (hand scored; ``next_hand()`` deals the next one) or GAME_OVER
 (target reached; with rubbers, the rubber decided). Deals, hand scoring, game end and
 rubber scoring are transitions, not decisions.
+
+The file is one concept, the state machine: every phase's legal actions and transitions
+sit side by side, because each transition sets up what the next phase allows. What is
+not a transition lives elsewhere: deals and starting scores in :mod:`euchre_env.deals`,
+points, game end and rubber points in :mod:`euchre_env.scoring`, seat arithmetic in
+:mod:`euchre_env.seats`.
 """
 
 from __future__ import annotations
@@ -29,9 +35,25 @@ from euchre_env.actions import (
     action_table,
 )
 from euchre_env.cards import SUITS, follow_suit, trick_winner
+from euchre_env.deals import parse_deal, parse_scores, random_deal
 from euchre_env.phases import Phase
 from euchre_env.rules import Rules
-from euchre_env.seats import NOBODY, NUM_SEATS, partner_of, team_of
+from euchre_env.scoring import (
+    game_winner,
+    hand_reward,
+    rubber_margin,
+    rubber_points,
+    score_hand,
+    scoring_thresholds,
+    team_margin,
+)
+from euchre_env.seats import NOBODY, NUM_SEATS, left_of, other_team, partner_of, same_team, team_of
+
+# Long-standing import paths (``from euchre_env.engine import GameState, Phase, team_of, score_hand``).
+__all__ = [
+    "NOBODY", "NUM_SEATS", "GameState", "Phase", "hand_reward", "partner_of", "score_hand", "scoring_thresholds",
+    "team_margin", "team_of",
+]
 
 
 class GameState:
@@ -53,7 +75,7 @@ class GameState:
         self.table = action_table(rules)
         self.deck = rules.deck_spec
         self.rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-        self.scores = _parse_scores(scores)
+        self.scores = parse_scores(rules, scores)
         self.games_won = [0, 0]
         self.rubber_points = [0, 0]
         self.game_winners: list[int] = []  # winning team of each finished game (rubbers)
@@ -61,7 +83,7 @@ class GameState:
         self.winner: int | None = None  # winning team once the game (or rubber) is over
         self.rubber_margin: int | None = None
         self.hand_result: dict[str, Any] | None = None
-        parsed = _parse_deal(rules, self.deck, deal) if deal is not None else None
+        parsed = parse_deal(rules, deal) if deal is not None else None
         self.dealer = parsed["dealer"] if parsed else int(self.rng.integers(NUM_SEATS))
         self._start_hand(parsed)
 
@@ -70,15 +92,15 @@ class GameState:
         """Deal the next hand after HAND_OVER; the deal passes to the left."""
         if self.phase != Phase.HAND_OVER:
             raise ValueError(f"next_hand() needs phase HAND_OVER, the game is in {self.phase.name}")
-        parsed = _parse_deal(self.rules, self.deck, deal) if deal is not None else None  # may raise: first
-        self.dealer = parsed["dealer"] if parsed is not None else (self.dealer + 1) % NUM_SEATS
+        parsed = parse_deal(self.rules, deal) if deal is not None else None  # may raise: first
+        self.dealer = parsed["dealer"] if parsed is not None else left_of(self.dealer)
         self.hand_number += 1
         self._start_hand(parsed)
 
     def _start_hand(self, parsed: dict[str, Any] | None) -> None:
         r = self.rules
         if parsed is None:
-            parsed = self._random_deal()
+            parsed = random_deal(r, self.rng, self.dealer)
         self.hands: list[list[int]] = [sorted(h) for h in parsed["hands"]]
         self.initial_hands = [list(h) for h in self.hands]
         self.upcard: int | None = parsed.get("upcard")
@@ -105,7 +127,7 @@ class GameState:
         self.hand_result = None
         self._speakers = 0  # players who have spoken in the current calling round/auction
         self._legal: list[int] | None = None
-        first = (self.dealer + 1) % NUM_SEATS
+        first = left_of(self.dealer)
         if r.is_bid:
             if r.joker:
                 self._set(Phase.DISCARD, self.dealer)
@@ -116,24 +138,6 @@ class GameState:
         else:
             self.upcard_suit = self.deck.printed_suit(self.upcard)
             self._set(Phase.CALL1, first)
-
-    def _random_deal(self) -> dict[str, Any]:
-        r = self.rules
-        pack = self.deck.cards()
-        order = self.rng.permutation(len(pack))
-        cards = [pack[i] for i in order]
-        n = r.hand_size
-        hands = [[] for _ in range(NUM_SEATS)]
-        for k in range(NUM_SEATS):
-            hands[(self.dealer + 1 + k) % NUM_SEATS] = cards[k * n:(k + 1) * n]
-        rest = cards[NUM_SEATS * n:]
-        if r.is_bid and r.joker:  # 25 cards: the dealer gets the 25th
-            hands[self.dealer].append(rest.pop(0))
-        deal: dict[str, Any] = {"dealer": self.dealer, "hands": hands}
-        if not r.is_bid:
-            deal["upcard"] = rest.pop(0)
-        deal["kitty"] = sorted(rest)
-        return deal
 
     # ------------------------------------------------------------------ queries
     def _set(self, phase: Phase, seat: int) -> None:
@@ -156,9 +160,9 @@ class GameState:
 
     def next_active(self, seat: int) -> int:
         """The first seat after ``seat`` (clockwise) that is not sitting out."""
-        nxt = (seat + 1) % NUM_SEATS
+        nxt = left_of(seat)
         while self.out[nxt]:
-            nxt = (nxt + 1) % NUM_SEATS
+            nxt = left_of(nxt)
         return nxt
 
     def legal_actions(self) -> list[int]:
@@ -192,7 +196,7 @@ class GameState:
         if p == Phase.JOKER_SUIT or p == Phase.NAME_TRUMP:
             return [t.name_base + s for s in range(4)]
         if p == Phase.AUCTION:
-            return self._auction_legal(seat, hand)
+            return self._auction_legal(seat)
         if p == Phase.GIVE:
             return _unique_ids(t.give_base, hand)
         if p == Phase.GIVE_BACK:
@@ -202,21 +206,25 @@ class GameState:
             return [t.give_base + best] if best is not None else _unique_ids(t.give_base, own)
         return []
 
-    def _auction_legal(self, seat: int, hand: list[int]) -> list[int]:
+    def _auction_legal(self, seat: int) -> list[int]:
         t = self.table
         legal = []
         if not (self.rules.stick_the_dealer and seat == self.dealer and self.contract is None):
             legal.append(t.pass_id)
-        if t.ace_no_face_id >= 0 and self.ace_no_face_eligible(hand):
+        if t.ace_no_face_id >= 0 and self.ace_no_face_eligible(seat):
             legal.append(t.ace_no_face_id)
         floor = t.bid_rank(self.contract) if self.contract is not None else 0
         legal += [t.bid_base + i for i, lv in enumerate(t.bid_levels) if t.bid_rank(lv) > floor]
         return legal
 
-    def ace_no_face_eligible(self, hand: list[int]) -> bool:
-        """At least one ace and no J, Q or K (the joker is no face card)."""
+    def ace_no_face_eligible(self, seat: int) -> bool:
+        """``seat`` was dealt at least one ace and no J, Q or K (the joker is no face card).
+
+        The dealt hand is judged (docs/RULES.md): a joker dealer's seven cards, so its discard
+        neither makes nor spoils a claim.
+        """
         d = self.deck
-        ranks = {d.rank_char(c) for c in hand if c != d.joker_id}
+        ranks = {d.rank_char(c) for c in self.initial_hands[seat] if c != d.joker_id}
         return "A" in ranks and not ranks & {"J", "Q", "K"}
 
     # ------------------------------------------------------------------ what a seat may see
@@ -255,14 +263,14 @@ class GameState:
             self.hands[seat].remove(a.arg)
             self.discarded = a.arg
             if self.rules.is_bid:
-                self._set(Phase.AUCTION, (self.dealer + 1) % NUM_SEATS)
+                self._set(Phase.AUCTION, left_of(self.dealer))
             else:
                 self._after_trump_fixed()
         elif p == Phase.DEFEND:
             self._defend(seat, a)
         elif p == Phase.JOKER_SUIT:
             self.upcard_suit = a.arg
-            self._set(Phase.CALL1, (self.dealer + 1) % NUM_SEATS)
+            self._set(Phase.CALL1, left_of(self.dealer))
         elif p == Phase.AUCTION:
             self._auction(seat, a)
         elif p == Phase.NAME_TRUMP:
@@ -290,13 +298,11 @@ class GameState:
         self.apply(self.table.from_str(text))
 
     def _reject(self, action: Any, legal: list[int]) -> None:
-        names = ", ".join(self.table.strings[a] for a in legal) or "none (nobody acts)"
-        try:
-            what = f"{self.table.to_str(action)!r} (id {int(action)})"
-        except ValueError:
-            what = f"action {action!r}"
+        t = self.table
+        t.check_id(action, convert="apply_str")  # not an id at all (a string, out of range): says so
         who = f"seat {self.current}" if not self.hand_over else "nobody"
-        raise ValueError(f"illegal action {what} for {who} in phase {self.phase.name}; legal: {names}")
+        raise ValueError(f"illegal action {t.describe(action)} for {who} in phase {self.phase.name}; "
+                         f"legal: {t.names(legal) or 'none (nobody acts)'}")
 
     def _call1(self, seat: int, a: Any) -> None:
         if a.kind == PASS:
@@ -304,9 +310,9 @@ class GameState:
             if self._speakers == NUM_SEATS:
                 self._speakers = 0
                 self.turned_down = True
-                self._set(Phase.CALL2, (self.dealer + 1) % NUM_SEATS)
+                self._set(Phase.CALL2, left_of(self.dealer))
             else:
-                self._set(Phase.CALL1, (seat + 1) % NUM_SEATS)
+                self._set(Phase.CALL1, left_of(seat))
             return
         self._fix_trump(seat, self.upcard_suit, a.alone)
         if self.out[self.dealer]:
@@ -321,7 +327,7 @@ class GameState:
             self._speakers += 1
             if self._speakers == NUM_SEATS:
                 return self._finish_hand(thrown_in="all passed")
-            return self._set(Phase.CALL2, (seat + 1) % NUM_SEATS)
+            return self._set(Phase.CALL2, left_of(seat))
         self._fix_trump(seat, a.arg, a.alone)
         self._after_trump_fixed()
 
@@ -335,13 +341,13 @@ class GameState:
 
     def _after_trump_fixed(self) -> None:
         if self.rules.defend_alone and self.maker_alone:
-            first = self._next_defender((self.dealer + 1) % NUM_SEATS)
+            first = self._next_defender(left_of(self.dealer))
             return self._set(Phase.DEFEND, first)
         self._start_play()
 
     def _next_defender(self, seat: int) -> int:
-        while team_of(seat) == team_of(self.maker):
-            seat = (seat + 1) % NUM_SEATS
+        while same_team(seat, self.maker):
+            seat = left_of(seat)
         return seat
 
     def _defend(self, seat: int, a: Any) -> None:
@@ -352,7 +358,7 @@ class GameState:
         self._speakers += 1
         if self._speakers == 2:
             return self._start_play()
-        self._set(Phase.DEFEND, self._next_defender((seat + 1) % NUM_SEATS))
+        self._set(Phase.DEFEND, self._next_defender(left_of(seat)))
 
     def _start_play(self) -> None:
         self._speakers = 0
@@ -372,7 +378,7 @@ class GameState:
             self.maker = self.bidder
             self.maker_alone = self.contract in (HELP, MOON)
             return self._set(Phase.NAME_TRUMP, self.bidder)
-        self._set(Phase.AUCTION, (seat + 1) % NUM_SEATS)
+        self._set(Phase.AUCTION, left_of(seat))
 
     def _play(self, seat: int, card: int) -> None:
         hand = self.hands[seat]
@@ -403,7 +409,7 @@ class GameState:
         )
         points = [0, 0]
         points[makers] = maker_points
-        points[1 - makers] = defender_points
+        points[other_team(makers)] = defender_points
         return points
 
     def _finish_hand(self, thrown_in: str | None = None, claimant: int = NOBODY) -> None:
@@ -436,24 +442,21 @@ class GameState:
         self._check_game_end()
 
     def _check_game_end(self) -> None:
-        s0, s1 = self.scores
-        target = self.rules.game_target
-        if max(s0, s1) < target or s0 == s1:
-            return  # equal scores at or past the target: another hand decides
-        winner = 0 if s0 > s1 else 1
+        winner = game_winner(self.rules, self.scores)
+        if winner is None:
+            return  # below the target, or equal scores past it: another hand decides
         self.hand_result["game_winner"] = winner  # "scores" above keeps the finished game's score
         if not self.rules.rubber:
             self.winner = winner
             self._set(Phase.GAME_OVER, NOBODY)
             return
-        loser_score = self.scores[1 - winner]
-        self.rubber_points[winner] += 3 if loser_score <= 0 else 2 if loser_score <= 2 else 1
+        self.rubber_points[winner] += rubber_points(self.scores[other_team(winner)])
         self.games_won[winner] += 1
         self.game_winners.append(winner)
         self.hand_result["games_won"] = list(self.games_won)
         if self.games_won[winner] == 2:
             self.winner = winner
-            self.rubber_margin = self.rubber_points[winner] + 2 - self.rubber_points[1 - winner]
+            self.rubber_margin = rubber_margin(self.rubber_points, winner)
             self.hand_result["rubber_margin"] = self.rubber_margin
             self._set(Phase.GAME_OVER, NOBODY)
         else:
@@ -486,104 +489,5 @@ class GameState:
         return c
 
 
-def team_margin(points: list[int] | tuple[int, ...], team: int) -> int:
-    """``team``'s points for a hand minus the other team's (a hand's result is zero-sum)."""
-    return points[team] - points[1 - team]
-
-
-def hand_reward(points: list[int] | tuple[int, ...], seat: int) -> int:
-    """The reward of ``seat`` for a hand scored ``points`` (per team): its team's margin."""
-    return team_margin(points, team_of(seat))
-
-
-def scoring_thresholds(rules: Rules) -> tuple[int, ...]:
-    """Makers' trick counts at which a turn-up hand's points change: making it, and the march."""
-    return (rules.tricks_per_hand // 2 + 1, rules.tricks_per_hand)
-
-
-def score_hand(
-    rules: Rules, made: int, contract: int | str | None, maker_alone: bool, defender_alone: bool
-) -> tuple[int, int]:
-    """(makers' points, defenders' points) of a hand in which the makers took ``made`` tricks.
-
-    Turn-up family: fewer than half the tricks is a euchre (2 to the defenders, 4 against a
-    lone defender), all of them a march (2, or 4 alone), else 1. Bid Euchre: the defenders
-    score their tricks; the makers their tricks if they made the contract, else minus the
-    contract; help and moon score 2 and 4 times the tricks for all of them, else minus the tricks.
-    """
-    all_tricks = rules.tricks_per_hand
-    if rules.is_bid:
-        defenders = all_tricks - made
-        if contract in (HELP, MOON):
-            bonus = (2 if contract == HELP else 4) * all_tricks
-            return (bonus if made == all_tricks else -all_tricks), defenders
-        return (made if made >= contract else -contract), defenders
-    make, march = scoring_thresholds(rules)
-    if made < make:  # euchred
-        return 0, 4 if defender_alone else 2
-    if made >= march:
-        return (4 if maker_alone else 2), 0
-    return 1, 0
-
-
 def _unique_ids(base: int, cards: list[int]) -> list[int]:
     return sorted({base + c for c in cards})
-
-
-def _parse_scores(scores: Any) -> list[int]:
-    if scores is None:
-        return [0, 0]
-    try:
-        a, b = scores
-        if not all(isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in (a, b)):
-            raise TypeError
-    except (TypeError, ValueError):
-        raise ValueError(f"'scores' must be two ints [team0, team1], got {scores!r}") from None
-    return [int(a), int(b)]
-
-
-def _parse_deal(rules: Rules, deck: Any, deal: dict[str, Any]) -> dict[str, Any]:
-    """Validate a scripted deal; name the first bad card or field."""
-    if not isinstance(deal, dict):
-        raise ValueError(f"'deal' must be a dict with 'dealer', 'hands' (and 'upcard'), got {deal!r}")
-    allowed = {"dealer", "hands"} | ({"upcard"} if not rules.is_bid else set())
-    unknown = set(deal) - allowed
-    if unknown:
-        raise ValueError(f"unknown deal key(s) {sorted(unknown)}; allowed: {sorted(allowed)}")
-    dealer = deal.get("dealer")
-    if dealer not in (0, 1, 2, 3) or isinstance(dealer, bool):
-        raise ValueError(f"deal 'dealer' must be a seat 0..3, got {dealer!r}")
-    hands_in = deal.get("hands")
-    if not isinstance(hands_in, (list, tuple)) or len(hands_in) != NUM_SEATS:
-        raise ValueError(f"deal 'hands' must be a list of 4 hands, got {hands_in!r}")
-    counts = [0] * deck.num_ids
-    hands = []
-    for seat, hand in enumerate(hands_in):
-        cards = [deck.parse(c) if isinstance(c, str) else _card_id(deck, c) for c in hand]
-        need = rules.hand_size + (1 if rules.is_bid and rules.joker and seat == dealer else 0)
-        if len(cards) != need:
-            raise ValueError(f"deal: hand of seat {seat} has {len(cards)} cards, needs {need}")
-        hands.append(cards)
-        for c in cards:
-            counts[c] += 1
-    parsed: dict[str, Any] = {"dealer": dealer, "hands": hands}
-    if not rules.is_bid:
-        if "upcard" not in deal:
-            raise ValueError("deal: 'upcard' is missing (the turned-up card)")
-        up = deal["upcard"]
-        parsed["upcard"] = deck.parse(up) if isinstance(up, str) else _card_id(deck, up)
-        counts[parsed["upcard"]] += 1
-    parsed["kitty"] = [c for c, n in enumerate(counts) for _ in range(deck.copies - n)]
-    for c, n in enumerate(counts):  # duplicates first: a duplicate also makes some card missing
-        if n > deck.copies:
-            raise ValueError(f"deal: card {deck.name(c)} is dealt {n} times (the deck has {deck.copies})")
-    for c, n in enumerate(counts):
-        if rules.is_bid and n < deck.copies:
-            raise ValueError(f"deal: card {deck.name(c)} is missing (every card is dealt in Bid Euchre)")
-    return parsed
-
-
-def _card_id(deck: Any, c: Any) -> int:
-    if isinstance(c, (int, np.integer)) and not isinstance(c, bool) and 0 <= c < deck.num_ids:
-        return int(c)
-    raise ValueError(f"deal: unknown card {c!r}")

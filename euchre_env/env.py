@@ -36,7 +36,10 @@ view of what that seat knows (`euchre_env.infostate.InfoState`), for rule-based 
 
 ## Episodes
 `episode="game"` (default) plays a whole game to the target (a whole rubber with
-`rubber=True`); `episode="hand"` ends after one hand. `max_steps` truncates.
+`rubber=True`); `episode="hand"` ends after one hand. `max_steps` truncates after that many
+steps, `max_hands` after that many hands; its default `"auto"` truncates whole games of Bid
+Euchre (and of `renege="penalize"`) after 200 hands, games that poor play never ends, and sets
+`infos[agent]["truncated"]` (`"max_hands"` / `"max_steps"`); see `euchre_env.episodes`.
 `reset(seed=..., options={"deal": {...}, "scores": [a, b]})` scripts the first deal.
 
 ## Version history
@@ -45,7 +48,6 @@ view of what that seat knows (`euchre_env.infostate.InfoState`), for rule-based 
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
@@ -53,17 +55,17 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
+from euchre_env import episodes
 from euchre_env.actions import action_table
-from euchre_env.engine import NUM_SEATS, GameState, Phase, team_of
+from euchre_env.decision import legal_mask
+from euchre_env.engine import GameState
+from euchre_env.episodes import AUTO, ENV_EPISODE
 from euchre_env.infostate import InfoState, information_state
 from euchre_env.observation import Observer
 from euchre_env.render import render_text
-from euchre_env.rules import Rules, option_names
+from euchre_env.rules import Rules, resolve_rules
+from euchre_env.seats import NUM_SEATS, team_of
 from euchre_env.wrappers import standard_wrappers
-
-EPISODES = ("game", "hand")
-REWARDS = ("points", "win")
-RESET_OPTIONS = ("deal", "scores")
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -79,22 +81,23 @@ class raw_env(AECEnv, EzPickle):
         self,
         rules: str | Rules = "knock",
         render_mode: str | None = None,
-        episode: str = "game",
+        episode: str = ENV_EPISODE,
         reward: str = "points",
         max_steps: int | None = None,
         render_seat: int | None = None,
         info_state: bool = False,
+        max_hands: int | str | None = AUTO,
         **overrides: Any,
     ) -> None:
-        EzPickle.__init__(self, rules, render_mode, episode, reward, max_steps, render_seat, info_state, **overrides)
+        EzPickle.__init__(self, rules, render_mode, episode, reward, max_steps, render_seat, info_state,
+                          max_hands=max_hands, **overrides)
         super().__init__()
         self.rules = resolve_rules(rules, overrides)
-        _check_choice("episode", episode, EPISODES)
-        _check_choice("reward", reward, REWARDS)
-        _check_choice("render_mode", render_mode, (None, *self.metadata["render_modes"]))
-        _check_max_steps(max_steps)
-        if render_seat not in (None, 0, 1, 2, 3):
-            raise ValueError(f"'render_seat' must be a seat 0..3 or None, got {render_seat!r}")
+        # The hand limit (None: none) as max_hands resolves under these rules (see euchre_env.episodes).
+        self.max_hands = episodes.check_episode_args(self.rules, episode, reward, max_steps, max_hands)
+        episodes.check_choice("render_mode", render_mode, (None, *self.metadata["render_modes"]))
+        if render_seat not in (None, *range(NUM_SEATS)):
+            raise ValueError(f"'render_seat' must be a seat 0..{NUM_SEATS - 1} or None, got {render_seat!r}")
         self.render_mode = render_mode
         self.episode = episode
         self.reward_mode = reward
@@ -151,17 +154,12 @@ class raw_env(AECEnv, EzPickle):
 
     # ---------------------------------------------------------------- reset & step
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        options = options or {}
-        unknown = sorted(set(options) - set(RESET_OPTIONS))
-        if unknown:
-            # A warning, not an error: PettingZoo's api_test passes an arbitrary option and
-            # expects reset() to accept it.
-            warnings.warn(f"ignoring unknown reset option(s) {unknown}; known: {list(RESET_OPTIONS)}", stacklevel=2)
-        if seed is not None or self._rng is None:
-            self._rng = np.random.default_rng(seed)
-        # Build the game first: a bad deal raises before anything of the old episode changes.
-        game = GameState(self.rules, self._rng, deal=options.get("deal"), scores=options.get("scores"))
-        self.game = game
+        options = episodes.check_reset_options(options, strict=False)
+        rng = np.random.default_rng(seed) if seed is not None or self._rng is None else self._rng
+        # Build the game first: a bad deal or score raises before anything of the old episode
+        # changes (the generator included: they are checked before the first draw).
+        self.game = GameState(self.rules, rng, deal=options.get("deal"), scores=options.get("scores"))
+        self._rng = rng
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -175,9 +173,7 @@ class raw_env(AECEnv, EzPickle):
     def _select(self) -> None:
         seat = self.game.current_player
         self.agent_selection = self.possible_agents[seat]
-        mask = np.zeros(len(self.table), np.int8)
-        mask[self.game.legal_actions()] = 1
-        self.infos[self.agent_selection]["action_mask"] = mask
+        self.infos[self.agent_selection]["action_mask"] = legal_mask(self.game)
         if self.info_state:
             self.infos[self.agent_selection]["information_state"] = information_state(self.game, seat)
 
@@ -186,8 +182,7 @@ class raw_env(AECEnv, EzPickle):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if action is None:
-            raise ValueError(f"{agent} must act (action None is only for finished agents)")
+        action = self.table.check_id(action)  # a string, None or an id out of range: one line saying so
         self.game.apply(action)  # raises ValueError listing the legal actions; state unchanged
         self.num_steps += 1
         self._cumulative_rewards[agent] = 0.0
@@ -200,11 +195,12 @@ class raw_env(AECEnv, EzPickle):
             self._end_hand()
             self._accumulate_rewards()
             self._rewards_set = True
-            if not self.terminations[agent]:
+            if not (self.terminations[agent] or self.truncations[agent]):
                 game.next_hand()
-        if self.max_steps is not None and self.num_steps >= self.max_steps and not self.terminations[agent]:
-            self.truncations = dict.fromkeys(self.agents, True)
-        if not (self.terminations[agent] or self.truncations[agent]):
+        done = self.terminations[agent] or self.truncations[agent]
+        if not done and self.max_steps is not None and self.num_steps >= self.max_steps:
+            self._truncate("max_steps")
+        elif not done:
             self._select()
         if self.render_mode == "human":
             self.render()
@@ -212,17 +208,21 @@ class raw_env(AECEnv, EzPickle):
     def _end_hand(self) -> None:
         game = self.game
         result = game.hand_result
-        finished = game.phase == Phase.GAME_OVER or self.episode == "hand"
+        ending = episodes.hand_ending(game, self.episode, self.max_hands)
         for agent in self.agents:
             team = team_of(self.agent_name_mapping[agent])
-            if self.reward_mode == "points":
-                self.rewards[agent] = float(result["points"][team] - result["points"][1 - team])
-            elif finished:
-                self.rewards[agent] = _win_reward(game, team)
+            self.rewards[agent] = episodes.hand_end_reward(game, team, self.reward_mode, ending)
             self.infos[agent]["hand_result"] = dict(result)
             self.infos[agent]["scores"] = list(result["scores"])
-        if finished:
+        if ending == episodes.TERMINATED:
             self.terminations = dict.fromkeys(self.agents, True)
+        elif ending is not None:
+            self._truncate(ending)  # the hand stays on the table: no next deal
+
+    def _truncate(self, limit: str) -> None:
+        self.truncations = dict.fromkeys(self.agents, True)
+        for agent in self.agents:
+            self.infos[agent][episodes.TRUNCATED] = limit
 
     # ---------------------------------------------------------------- render
     def render(self) -> str | None:
@@ -242,36 +242,3 @@ class raw_env(AECEnv, EzPickle):
     def close(self) -> None:
         pass
 
-
-def _win_reward(game: GameState, team: int) -> float:
-    """+1 / -1 by the game's (or rubber's) winner; 0 for a single hand with no game winner yet."""
-    if game.winner is None:
-        pts = game.hand_result["points"]
-        return float(np.sign(pts[team] - pts[1 - team]))
-    return 1.0 if game.winner == team else -1.0
-
-
-def resolve_rules(rules: Rules | str, overrides: dict[str, Any]) -> Rules:
-    """The rules an env is made with: a preset name or a ``Rules``, with rules options over it."""
-    if isinstance(rules, Rules):
-        _check_options(overrides)
-        return rules.replace(**overrides)
-    if isinstance(rules, str):
-        return Rules.preset(rules, **overrides)
-    raise ValueError(f"'rules' must be a preset name or a Rules instance, got {rules!r}")
-
-
-def _check_max_steps(max_steps: Any) -> None:
-    if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1):
-        raise ValueError(f"'max_steps' must be a positive int or None, got {max_steps!r}")
-
-
-def _check_choice(name: str, value: Any, allowed: tuple) -> None:
-    if value not in allowed:
-        raise ValueError(f"{name!r} must be one of {list(allowed)}, got {value!r}")
-
-
-def _check_options(overrides: dict[str, Any]) -> None:
-    unknown = sorted(set(overrides) - set(option_names()))
-    if unknown:
-        raise ValueError(f"unknown option(s) {unknown}; rules options: {', '.join(option_names())}")

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from euchre_env.engine import NUM_SEATS, GameState, Phase
+from euchre_env.engine import GameState
+from euchre_env.phases import Phase
 from euchre_env.rules import Rules
+from euchre_env.seats import NUM_SEATS
 
 
 @dataclass(frozen=True)

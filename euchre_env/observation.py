@@ -17,8 +17,10 @@ from __future__ import annotations
 import numpy as np
 
 from euchre_env.actions import action_table
-from euchre_env.engine import NUM_SEATS, GameState, Phase
+from euchre_env.engine import GameState
+from euchre_env.phases import Phase
 from euchre_env.rules import Rules
+from euchre_env.seats import NUM_SEATS, other_team, relative_seat, team_of
 
 SCORE_BOUND = 8.0  # scores are encoded as score / game_target, clipped to +-SCORE_BOUND
 
@@ -30,7 +32,6 @@ class Observer:
         self.rules = rules
         table = action_table(rules)
         n = rules.deck_spec.num_ids
-        self.num_cards = n
         blocks: list[tuple[str, int]] = [
             ("phase", len(Phase)),
             ("to_act", NUM_SEATS),
@@ -89,7 +90,7 @@ class Observer:
         block_of = {Phase.CALL1: "call1", Phase.CALL2: "call2", Phase.DEFEND: "defend", Phase.AUCTION: "auction"}
         # calling phase -> (block offset, row width per seat, action id -> column)
         self._calls = {p: (self._off[block_of[p]], len(cols), cols) for p, cols in self.columns.items()}
-        self._rel = tuple(tuple((s - seat) % NUM_SEATS for s in range(NUM_SEATS)) for seat in range(NUM_SEATS))
+        self._rel = tuple(tuple(relative_seat(s, seat) for s in range(NUM_SEATS)) for seat in range(NUM_SEATS))
         first = self._off["tricks"]
         self._leader_at = tuple(first + k * self.trick_size for k in range(rules.tricks_per_hand))
         # [trick][relative seat] -> offset of that seat's card one-hot
@@ -152,17 +153,18 @@ class Observer:
             row = self._card_at[k]
             ones += [row[rel[s]] + c for s, c in zip(state.trick_seats, state.trick)]
         out[ones] = 1.0
-        mine = seat % 2
+        mine = team_of(seat)
+        theirs = other_team(mine)
         t = rules.tricks_per_hand
         out[o["tricks_won"]] = state.tricks_won[mine] / t
-        out[o["tricks_won"] + 1] = state.tricks_won[1 - mine] / t
+        out[o["tricks_won"] + 1] = state.tricks_won[theirs] / t
         target = rules.game_target
         out[o["scores"]] = min(max(state.scores[mine] / target, -SCORE_BOUND), SCORE_BOUND)
-        out[o["scores"] + 1] = min(max(state.scores[1 - mine] / target, -SCORE_BOUND), SCORE_BOUND)
+        out[o["scores"] + 1] = min(max(state.scores[theirs] / target, -SCORE_BOUND), SCORE_BOUND)
         if rules.rubber:
             r = o["rubber"]
             out[r] = state.games_won[mine] / 2
-            out[r + 1] = state.games_won[1 - mine] / 2
+            out[r + 1] = state.games_won[theirs] / 2
             out[r + 2] = state.rubber_points[mine] / 6
-            out[r + 3] = state.rubber_points[1 - mine] / 6
+            out[r + 3] = state.rubber_points[theirs] / 6
         return out

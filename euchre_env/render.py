@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from euchre_env.cards import SUITS
-from euchre_env.engine import NUM_SEATS, GameState, Phase, team_of
+from euchre_env.engine import GameState
+from euchre_env.phases import Phase
+from euchre_env.seats import NUM_SEATS, team_of
 
 SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
 

@@ -1,7 +1,8 @@
 """The ``Rules`` dataclass: every option of the rule sources, validated, with presets.
 
 Option names are exactly those of the project's rules table (docs/RULES.md), so the same
-keywords work in ``Rules.preset(...)``, ``euchre_env.env(...)`` and configs.
+keywords work in ``Rules.preset(...)``, ``euchre_env.env(...)`` and configs. One option is a
+house rule no source has, off by default: ``minus_target_loses`` (Bid Euchre; seeds/001).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ _PRESETS: dict[str, dict[str, Any]] = {
 }
 PRESETS = tuple(_PRESETS)
 RENEGE_MODES = ("masked", "penalize")
+BID_ONLY_OPTIONS = ("ace_no_face", "double_deck", "minus_target_loses")
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,8 @@ class Rules:
     ace_no_face: bool = False
     double_deck: bool = False
     renege: str = "masked"
+    # A house rule, not from the source (seeds/001): a Bid Euchre team at -game_target or below loses.
+    minus_target_loses: bool = False
     preset_name: str = "custom"
 
     def __post_init__(self) -> None:
@@ -57,10 +61,7 @@ class Rules:
         """The preset ``name`` with ``overrides`` applied (option names of docs/RULES.md)."""
         if name not in _PRESETS:
             raise ValueError(f"unknown preset {name!r}; allowed: {', '.join(PRESETS)}")
-        allowed = option_names()
-        for key in overrides:
-            if key not in allowed:
-                raise ValueError(f"unknown rules option {key!r}; allowed: {', '.join(allowed)}")
+        check_option_names(overrides)
         return cls(**{**_PRESETS[name], "preset_name": name, **overrides})
 
     def replace(self, **changes: Any) -> Rules:
@@ -114,6 +115,23 @@ def option_names() -> tuple[str, ...]:
     return tuple(f.name for f in fields(Rules) if f.name not in ("family", "preset_name"))
 
 
+def check_option_names(options: dict[str, Any]) -> None:
+    """ValueError naming the keys of ``options`` that are no rules option, with the allowed ones."""
+    unknown = sorted((k for k in options if k not in option_names()), key=repr)
+    if unknown:
+        raise ValueError(f"unknown rules option {', '.join(map(repr, unknown))}; allowed: {', '.join(option_names())}")
+
+
+def resolve_rules(rules: Rules | str, overrides: dict[str, Any]) -> Rules:
+    """The rules an env is made with: a preset name or a ``Rules``, with rules options over it."""
+    if isinstance(rules, Rules):
+        check_option_names(overrides)
+        return rules.replace(**overrides)
+    if isinstance(rules, str):
+        return Rules.preset(rules, **overrides)
+    raise ValueError(f"'rules' must be a preset name or a Rules instance, got {rules!r}")
+
+
 def _check_bool(rules: Rules, name: str) -> None:
     value = getattr(rules, name)
     if not isinstance(value, bool):
@@ -125,7 +143,7 @@ def _validate(r: Rules) -> None:
         raise ValueError(f"rules option 'family' must be one of {TURN_UP!r}, {BID!r}; got {r.family!r}")
     for name in (
         "joker", "stick_the_dealer", "lone_maker", "defend_alone",
-        "dealer_partner_must_go_alone", "rubber", "ace_no_face", "double_deck",
+        "dealer_partner_must_go_alone", "rubber", "ace_no_face", "double_deck", "minus_target_loses",
     ):
         _check_bool(r, name)
     if r.deck not in (24, 32) or isinstance(r.deck, bool):
@@ -147,8 +165,10 @@ def _validate(r: Rules) -> None:
         if r.joker and r.double_deck:
             raise ValueError("rules options 'joker' and 'double_deck' cannot be combined (no source deals them)")
     else:
-        if r.ace_no_face or r.double_deck:
-            raise ValueError("rules options 'ace_no_face' and 'double_deck' are only available in Bid Euchre")
+        bid_only = [name for name in BID_ONLY_OPTIONS if getattr(r, name)]
+        if bid_only:
+            raise ValueError(f"rules option(s) {', '.join(map(repr, bid_only))}: only available in Bid Euchre "
+                             f"(the Bid Euchre options: {', '.join(BID_ONLY_OPTIONS)})")
         if r.defend_alone and not r.lone_maker:
             raise ValueError(
                 "rules option 'defend_alone' needs 'lone_maker'=True: one defends alone only against a lone maker"

@@ -16,8 +16,18 @@ def team_of(seat: int) -> int:
     return seat % 2
 
 
+def other_team(team: int) -> int:
+    """The team that is not ``team`` (hands, scores and tricks are kept per team, 0 and 1)."""
+    return 1 - team
+
+
 def partner_of(seat: int) -> int:
     return (seat + 2) % NUM_SEATS
+
+
+def left_of(seat: int) -> int:
+    """The seat at ``seat``'s left: the next one clockwise, where the deal and every turn pass."""
+    return (seat + 1) % NUM_SEATS
 
 
 def same_team(a: int, b: int) -> bool:

@@ -12,7 +12,13 @@ standard single-agent RL loop (e.g. sb3-contrib ``MaskablePPO``) can train again
   plain callable ``(observation, info) -> int``, or a spec string of
   ``euchre_env.agents.registry.make_agent`` (``"random"``, ``"rules"``, ``"pimc:N"``, a checkpoint
   ``"path.pt"``); a spec string builds one agent per seat, an object or callable is shared
-  by the seats it plays.
+  by the seats it plays. Opponents are asked through :func:`euchre_env.decision.ask_agent`,
+  with the inputs every driver gives; an illegal answer raises ``IllegalActionError`` naming
+  the opponent's seat.
+- Episodes: ``episode="hand"`` by default (one hand per episode; ``"game"`` for a whole
+  game), ``max_steps`` and ``max_hands`` as in :mod:`euchre_env.episodes`, where the
+  defaults are explained (``max_hands="auto"`` truncates whole Bid Euchre games after 200
+  hands; ``info["truncated"]`` names the limit that cut an episode short).
 - Rewards: with ``reward="points"`` every hand that ends gives the learner its team's
   points minus the other team's; with ``reward="win"``, +1 / -1 when the game ends (the
   sign of the hand's points for ``episode="hand"`` when the game goes on). Every hand's
@@ -30,7 +36,9 @@ standard single-agent RL loop (e.g. sb3-contrib ``MaskablePPO``) can train again
   ``info["illegal_action"]`` is True and ``num_illegal_actions`` counts it; the attempt
   counts towards ``max_steps``. With ``illegal_action="raise"``, ``step`` raises
   ``ValueError`` listing the legal actions and changes nothing. A masked learner never
-  sees either.
+  sees either. A value that is no action id (a string, an id out of range) always raises.
+- The legal-action mask is built once per step: ``observation["action_mask"]``,
+  ``info["action_mask"]`` and ``action_masks()`` are views of the same array.
 - ``reset`` never returns a finished episode: when the learner would get no decision at
   all (e.g. its partner went alone and the hand ended with ``episode="hand"``), a fresh
   deal is drawn; with a scripted ``options["deal"]`` that is an error instead.
@@ -41,9 +49,6 @@ seats as the only agents, for multi-agent libraries that take AEC envs.
 
 from __future__ import annotations
 
-import copy
-import warnings
-from collections.abc import Callable
 from typing import Any
 
 import gymnasium
@@ -51,55 +56,20 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from euchre_env import episodes
 from euchre_env.actions import action_table
 from euchre_env.agent_specs import make_agent_from_spec
-from euchre_env.engine import NUM_SEATS, GameState, Phase, team_of
-from euchre_env.env import (
-    EPISODES,
-    RESET_OPTIONS,
-    REWARDS,
-    _check_choice,
-    _check_max_steps,
-    _win_reward,
-    resolve_rules,
-)
-from euchre_env.infostate import information_state
+from euchre_env.deals import parse_deal, parse_scores
+from euchre_env.decision import IllegalActionError, ask_agent, illegal_choice, legal_mask
+from euchre_env.engine import GameState
+from euchre_env.episodes import AUTO, SINGLE_SEAT_EPISODE
+from euchre_env.legal_space import LegalDiscrete
 from euchre_env.observation import Observer
-from euchre_env.rules import Rules
+from euchre_env.rules import Rules, resolve_rules
+from euchre_env.seats import NUM_SEATS, team_of, team_seats
 
 MAX_REDEALS = 1000  # reset(): fresh deals tried when the learner would get no decision
 ILLEGAL_ACTIONS = ("penalize", "raise")
-
-
-class LegalDiscrete(spaces.Discrete):
-    """``Discrete(n)`` whose ``sample()`` without a mask picks among the env's legal actions."""
-
-    def __init__(self, n: int, legal_mask: Callable[[], np.ndarray], seed: int | None = None) -> None:
-        super().__init__(n, seed=seed)
-        self._legal_mask = legal_mask
-
-    def sample(self, mask: np.ndarray | None = None, probability: np.ndarray | None = None) -> np.int64:
-        if mask is None and probability is None:
-            legal = self._legal_mask()
-            if legal.any():
-                mask = legal.astype(np.int8)
-        return super().sample(mask=mask, probability=probability)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, spaces.Discrete) and self.n == other.n and self.start == other.start
-
-    __hash__ = spaces.Discrete.__hash__
-
-    def __reduce__(self) -> tuple:
-        # Libraries pickle spaces with their models (SB3's save); the link to the env would
-        # drag the whole env, opponents included, into the file.
-        return spaces.Discrete, (int(self.n), None, int(self.start))
-
-    def __deepcopy__(self, memo: dict) -> LegalDiscrete:
-        # A deep-copied env keeps a legal sampler, bound to the copy (the method's env goes through memo).
-        clone = LegalDiscrete(int(self.n), copy.deepcopy(self._legal_mask, memo))
-        clone._np_random = copy.deepcopy(self._np_random, memo)
-        return clone
 
 
 class SingleSeatEnv(gymnasium.Env):
@@ -113,26 +83,26 @@ class SingleSeatEnv(gymnasium.Env):
         opponents: Any = "random",
         seat: int | None = None,
         team: int | None = None,
-        episode: str = "hand",
+        episode: str = SINGLE_SEAT_EPISODE,
         reward: str = "points",
         max_steps: int | None = None,
         illegal_action: str = "penalize",
         illegal_reward: float = -1.0,
+        max_hands: int | str | None = AUTO,
         **rule_options: Any,
     ) -> None:
         self.rules = resolve_rules(rules, rule_options)
-        _check_choice("episode", episode, EPISODES)
-        _check_choice("reward", reward, REWARDS)
-        _check_choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
+        # The hand limit (None: none) as max_hands resolves under these rules (see euchre_env.episodes).
+        self.max_hands = episodes.check_episode_args(self.rules, episode, reward, max_steps, max_hands)
+        episodes.check_choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
         if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float)):
             raise ValueError(f"'illegal_reward' must be a number, got {illegal_reward!r}")
-        _check_max_steps(max_steps)
         if seat is not None and team is not None:
             raise ValueError(f"give either 'seat' or 'team', not both (got seat={seat!r}, team={team!r})")
         if team is not None:
             if isinstance(team, bool) or team not in (0, 1):
                 raise ValueError(f"'team' must be 0 (seats 0, 2) or 1 (seats 1, 3), got {team!r}")
-            self.learner_seats: tuple[int, ...] = (team, team + 2)
+            self.learner_seats: tuple[int, ...] = team_seats(team)
         else:
             seat = 0 if seat is None else seat
             if isinstance(seat, bool) or seat not in range(NUM_SEATS):
@@ -160,16 +130,15 @@ class SingleSeatEnv(gymnasium.Env):
         self.acting_seat = self.learner_seats[0]  # the learner seat of the current (or last) decision
         self.num_steps = 0
         self._done = True
+        self._ending: str | None = None  # what ended the episode: episodes.hand_ending(), or "max_steps"
+        self._mask = np.zeros(n, np.int8)  # the current decision's legal actions, built once per step
         self._pending_reward = 0.0
         self._pending_results: list[dict[str, Any]] = []
 
     # ---------------------------------------------------------------- queries
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions as a bool array (all False at the end); for MaskablePPO."""
-        mask = np.zeros(len(self.table), bool)
-        if self.state is not None and not self._done:
-            mask[self.state.legal_actions()] = True
-        return mask
+        return self._mask.view(bool)
 
     def legal_actions(self) -> list[int]:
         return list(self.state.legal_actions()) if self.state is not None and not self._done else []
@@ -186,12 +155,12 @@ class SingleSeatEnv(gymnasium.Env):
 
     # ---------------------------------------------------------------- reset & step
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
-        super().reset(seed=seed)
-        options = options or {}
-        unknown = sorted(set(options) - set(RESET_OPTIONS))
-        if unknown:
-            raise ValueError(f"unknown reset option(s) {unknown}; known: {list(RESET_OPTIONS)}")
+        options = episodes.check_reset_options(options, strict=True)
         deal, scores = options.get("deal"), options.get("scores")
+        if deal is not None:  # checked before the seed is used: a bad deal or score changes nothing
+            parse_deal(self.rules, deal)
+        parse_scores(self.rules, scores)
+        super().reset(seed=seed)
         for _ in range(MAX_REDEALS):
             # Every episode's randomness comes from one draw of np_random: deals and opponents.
             episode_seed = int(self.np_random.integers(2**63))
@@ -205,7 +174,7 @@ class SingleSeatEnv(gymnasium.Env):
                     opp.reset(seed=int(opp_seqs[s].generate_state(1)[0]))
             self.state = state
             self.num_steps = 0
-            self._done = False
+            self._done, self._ending = False, None
             self._pending_reward = 0.0
             self._pending_results = []
             self._advance()
@@ -215,6 +184,7 @@ class SingleSeatEnv(gymnasium.Env):
                 raise ValueError("the scripted deal ends the episode before the learner has a decision")
         else:  # pragma: no cover - needs MAX_REDEALS deals in a row without a learner decision
             raise RuntimeError("no deal gave the learner a decision")
+        self._mask = legal_mask(self.state)
         info = self._info([])
         if self._pending_results:
             info["pending_hand_results"] = list(self._pending_results)
@@ -223,11 +193,8 @@ class SingleSeatEnv(gymnasium.Env):
     def step(self, action: Any) -> tuple[dict, float, bool, bool, dict]:
         if self.state is None or self._done:
             raise ValueError("the episode is over (or not started): call reset() first")
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            raise ValueError(f"action must be an integer id, got {action!r}") from None
-        illegal = self.illegal_action == "penalize" and a in range(len(self.table)) and a not in self.legal_actions()
+        a = self.table.check_id(action)  # a string or an id out of range: one line saying so
+        illegal = self.illegal_action == "penalize" and not self._mask[a]
         if not illegal:
             self.state.apply(a)  # raises ValueError listing the legal actions; state unchanged
         self.num_steps += 1
@@ -240,14 +207,18 @@ class SingleSeatEnv(gymnasium.Env):
             r, more = self._advance()
             reward += r
             results += more
-        terminated = self._done
-        truncated = False
-        if not terminated and self.max_steps is not None and self.num_steps >= self.max_steps:
-            truncated = True
-            self._done = True
+        if not self._done and self.max_steps is not None and self.num_steps >= self.max_steps:
+            self._done, self._ending = True, "max_steps"
+        if self._done:
+            self._mask = np.zeros(len(self.table), np.int8)
+        elif not illegal:  # an illegal attempt changed nothing: the decision and its mask stay
+            self._mask = legal_mask(self.state)
+        truncated = self._done and self._ending != episodes.TERMINATED
         info = self._info(results)
         info["illegal_action"] = illegal
-        return self._observe(), float(reward), terminated, truncated, info
+        if truncated:
+            info[episodes.TRUNCATED] = self._ending
+        return self._observe(), float(reward), self._done and not truncated, truncated, info
 
     def _advance(self) -> tuple[float, list[dict[str, Any]]]:
         """Score ended hands and let opponents act until the learner's decision or the episode's end.
@@ -259,16 +230,11 @@ class SingleSeatEnv(gymnasium.Env):
         results: list[dict[str, Any]] = []
         while True:
             if state.hand_over:
-                result = dict(state.hand_result)
-                results.append(result)
-                finished = state.phase == Phase.GAME_OVER or self.episode == "hand"
-                if self.reward_mode == "points":
-                    pts = result["points"]
-                    reward += float(pts[self.team] - pts[1 - self.team])
-                elif finished:
-                    reward += _win_reward(state, self.team)
-                if finished:
-                    self._done = True
+                results.append(dict(state.hand_result))
+                ending = episodes.hand_ending(state, self.episode, self.max_hands)
+                reward += episodes.hand_end_reward(state, self.team, self.reward_mode, ending)
+                if ending is not None:
+                    self._done, self._ending = True, ending
                     break
                 state.next_hand()
                 continue
@@ -284,32 +250,18 @@ class SingleSeatEnv(gymnasium.Env):
         return reward, results
 
     def _opponent_act(self, seat: int) -> None:
-        state = self.state
-        opp = self.opponents[seat]
-        mask = np.zeros(len(self.table), np.int8)
-        mask[state.legal_actions()] = 1
-        observation: dict[str, np.ndarray] = {"action_mask": mask}
-        if getattr(opp, "needs_observation", True):
-            observation["observation"] = self.observer.encode(state, seat)
-        info = {"action_mask": mask, "information_state": information_state(state, seat)}
-        act = opp.act if hasattr(opp, "act") else opp
-        action = act(observation, info)
         try:
-            state.apply(action)
-        except ValueError as e:
-            raise ValueError(f"opponent at seat {seat} ({_name(opp)}) chose an illegal action: {e}") from None
+            action = ask_agent(self.opponents[seat], self.state, self.observer)
+        except IllegalActionError as e:
+            raise IllegalActionError(f"opponent at seat {seat} ({e.agent}) chose an illegal action: "
+                                     f"{illegal_choice(self.state, e.action)}", seat, e.agent, e.action) from None
+        self.state.apply(action)
 
     def _observe(self) -> dict[str, np.ndarray]:
-        mask = np.zeros(len(self.table), np.int8)
-        if not self._done:
-            mask[self.state.legal_actions()] = 1
-        return {"observation": self.observer.encode(self.state, self.acting_seat), "action_mask": mask}
+        return {"observation": self.observer.encode(self.state, self.acting_seat), "action_mask": self._mask}
 
     def _info(self, results: list[dict[str, Any]]) -> dict[str, Any]:
-        mask = np.zeros(len(self.table), np.int8)
-        if not self._done:
-            mask[self.state.legal_actions()] = 1
-        info: dict[str, Any] = {"action_mask": mask, "seat": self.acting_seat, "hand_results": results}
+        info: dict[str, Any] = {"action_mask": self._mask, "seat": self.acting_seat, "hand_results": results}
         if results:
             info["hand_result"] = results[-1]
             info["scores"] = list(results[-1]["scores"])
@@ -331,7 +283,8 @@ class SingleSeatAEC(AECEnv):
     Observations follow :mod:`euchre_env.env` (the mask is zero but for the agent to act).
     Infos have a fixed set of keys, as libraries that store them in arrays (Tianshou) need:
     ``action_mask`` (mirrors the observation's), ``seat`` and ``illegal_action`` (the last step
-    was an illegal attempt); hand results stay in ``env.state``.
+    was an illegal attempt); hand results stay in ``env.state``, and why an episode was
+    truncated in the ``truncations`` and the single-seat env's last info.
     """
 
     metadata = {"render_modes": [], "name": "euchre_single_seat_aec_v0", "is_parallelizable": False}
@@ -348,22 +301,24 @@ class SingleSeatAEC(AECEnv):
     def action_space(self, agent: str) -> spaces.Space:
         return self.env.action_space
 
+    def action_to_str(self, action: int) -> str:
+        return self.env.action_to_str(action)
+
+    def str_to_action(self, text: str) -> int:
+        return self.env.str_to_action(text)
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         return {"observation": self.env.observer.encode(self.env.state, self._seats[agent]),
                 "action_mask": self._mask(agent)}
 
     def _mask(self, agent: str) -> np.ndarray:
         if self._seats[agent] == self.env.acting_seat:
-            return self.env.action_masks().astype(np.int8)  # all zeros once the episode is over
+            return self.env._mask  # the env's mask of this decision (all zeros once the episode is over)
         return np.zeros(len(self.env.table), np.int8)
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        options = options or {}
-        unknown = sorted(set(options) - set(RESET_OPTIONS))
-        if unknown:
-            # Like euchre_env.env: PettingZoo's api_test passes an arbitrary option.
-            warnings.warn(f"ignoring unknown reset option(s) {unknown}; known: {list(RESET_OPTIONS)}", stacklevel=2)
-        self.env.reset(seed=seed, options={k: v for k, v in options.items() if k in RESET_OPTIONS})
+        # Unknown options warn here, as in euchre_env.env: PettingZoo's api_test passes an arbitrary one.
+        self.env.reset(seed=seed, options=episodes.check_reset_options(options, strict=False))
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -395,10 +350,6 @@ class SingleSeatAEC(AECEnv):
 
     def close(self) -> None:
         self.env.close()
-
-
-def _name(opp: Any) -> str:
-    return str(getattr(opp, "name", None) or getattr(opp, "__name__", None) or type(opp).__name__)
 
 
 def _resolve_opponents(opponents: Any, seats: tuple[int, ...]) -> dict[int, Any]:

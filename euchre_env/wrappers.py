@@ -1,11 +1,13 @@
 """PettingZoo's standard wrappers, with the per-decision attribute reads made cheap.
 
 ``env()`` wraps the raw env in TerminateIllegal, AssertOutOfBounds and OrderEnforcing, as
-every PettingZoo classic env does. Those wrappers find ``agent_selection``, ``rewards``,
-``terminations``... through ``__getattr__``, which fails over one level at a time; an RL
-loop reads such attributes about eight times a decision, and the misses cost more than
-the whole rules engine (see the README's speed section). The subclasses below forward
-those attributes to the raw env with plain properties. Behaviour is PettingZoo's: before
+every PettingZoo classic env does. AssertOutOfBounds reports an action that is no action id
+(a string, an id out of range) with the raw env's one-line ValueError, not an assertion.
+Those wrappers find ``agent_selection``, ``rewards``, ``terminations``... through
+``__getattr__``, which fails over one level at a time; an RL loop reads such attributes
+about eight times a decision, and the misses cost more than the whole rules engine (see
+the README's speed section). The subclasses below forward those attributes to the raw env
+with plain properties. Otherwise behaviour is PettingZoo's: before
 ``reset()`` the raw env lacks the attribute, the property raises AttributeError, and
 Python falls back to the wrapper's own ``__getattr__`` (OrderEnforcing's "cannot be
 accessed before reset" included).
@@ -58,8 +60,19 @@ class AssertOutOfBoundsWrapper(_ForwardHotAttributes, wrappers.AssertOutOfBounds
         # A plain in-range int is what Discrete.contains accepts; anything else takes the full check.
         if type(action) is int and 0 <= action < self._num_actions:
             self.env.step(action)
-        else:
+        elif self._pettingzoo_accepts(action):
             super().step(action)
+        else:
+            # Not an action id (a string, an id out of range, None for an agent to act): the action
+            # table's one-line error instead of PettingZoo's bare "action is not in action space".
+            self.env.step(self._raw.table.check_id(action))
+
+    def _pettingzoo_accepts(self, action: Any) -> bool:
+        agent = self._raw.agent_selection
+        if action is None:
+            return self._raw.terminations[agent] or self._raw.truncations[agent]
+        # Discrete.contains takes True for 1; the mask check below the wrapper would index with it.
+        return not isinstance(action, bool) and self.action_space(agent).contains(action)
 
 
 class OrderEnforcingWrapper(_ForwardHotAttributes, wrappers.OrderEnforcingWrapper):
