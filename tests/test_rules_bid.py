@@ -662,6 +662,80 @@ def test_joker_is_not_a_face_card_for_ace_no_face():
     assert state.hand_result["thrown_in"] == "ace no face" and state.hand_result["claimant"] == 1
 
 
+# The ace-no-face claim is judged on the hand as dealt (docs/RULES.md): for a joker dealer the
+# seven cards before the discard. JOKER_FACE: the dealer holds KH, and its six others are an ace
+# and low cards. JOKER_ACE: the dealer's seven hold one ace and no face card.
+JOKER_FACE = ("AC 9C TC 9D TD 9H KH", "JC QC KC JD QD KD", "AD AH TH JH QH JO", "9S TS JS QS KS AS")
+JOKER_ACE = ("AC 9C TC 9D TD 9H TH", "JC QC KC JD QD KD", "AD AH JH QH KH JO", "9S TS JS QS KS AS")
+
+
+def test_ace_no_face_a_dealt_face_card_is_not_discarded_away():
+    state = act(game(JOKER_FACE, joker=True, ace_no_face=True), "0:discard KH", "1:pass", "2:pass", "3:pass")
+    assert cards(state, 0) == sort_str("AC 9C TC 9D TD 9H")  # what the dealer keeps would qualify
+    assert state.current_player == 0 and "ace no face" not in legal(state)  # but KH was dealt
+
+
+def test_ace_no_face_a_dealt_eligible_hand_stays_eligible_after_the_discard():
+    state = act(game(JOKER_ACE, joker=True, ace_no_face=True), "0:discard AC", "1:pass", "2:pass", "3:pass")
+    assert "AC" not in cards(state, 0)  # the dealer discarded its only ace
+    assert "ace no face" in legal(state)
+    act(state, "0:ace no face")
+    assert state.hand_result["thrown_in"] == "ace no face" and state.hand_result["claimant"] == 0
+
+
+# ============================================================================ house rule: minus target
+def test_minus_target_loses_is_off_by_default_and_bid_only():
+    assert Rules.preset("bid").minus_target_loses is False
+    with pytest.raises(ValueError, match="'minus_target_loses': only available in Bid Euchre"):
+        Rules.preset("classic", minus_target_loses=True)
+    with pytest.raises(ValueError, match="'minus_target_loses' must be True or False, got 1"):
+        Rules.preset("bid", minus_target_loses=1)
+
+
+@pytest.mark.parametrize(("option", "over"), [(False, False), (True, True)])
+def test_minus_target_loses_a_team_set_to_minus_32_loses(option, over):
+    # Seat 1 bids 4 and takes 3: team 1 is set to -32, team 0 scores its 3 tricks.
+    state = auction_to_play(game(THREE, scores=[0, -28], minus_target_loses=option), 1, "bid 4", "H")
+    play(state, *THREE_PLAY)
+    assert state.scores == [3, -32]
+    assert (state.phase == Phase.GAME_OVER) is over
+    assert state.winner == (0 if over else None) and state.hand_result.get("game_winner") == state.winner
+
+
+def test_minus_target_loses_both_teams_at_once_the_lower_loses_equal_plays_on():
+    from euchre_env.scoring import game_winner
+
+    rules = Rules.preset("bid", minus_target_loses=True)
+    assert game_winner(rules, [-33, -40]) == 0  # both past -32: the lower score loses
+    assert game_winner(rules, [-35, -32]) == 1
+    assert game_winner(rules, [-32, -32]) is None  # equal: another hand decides
+    assert game_winner(rules, [40, -40]) == 0  # one team past 32, the other past -32
+    assert game_winner(rules, [-31, 31]) is None
+    assert game_winner(Rules.preset("bid"), [-33, -40]) is None  # without the option scores fall freely
+
+
+# ============================================================================ scripted scores
+@pytest.mark.parametrize("scores", [[31, 31], [32, 32], [40, 40], [-100, 31], [31, -5]])
+def test_scripted_scores_that_leave_the_game_open_are_accepted(scores):
+    assert game(TOP, scores=scores).scores == scores
+
+
+@pytest.mark.parametrize(
+    ("scores", "options", "allowed"),
+    [
+        ([32, 10], {}, "scores below game_target 32, or two equal scores"),
+        ([5, 40], {}, "scores below game_target 32, or two equal scores"),
+        ([-32, 0], {"minus_target_loses": True}, "scores below game_target 32 and above -32, or two equal scores"),
+        ([33, 30], {"minus_target_loses": True}, "scores below game_target 32 and above -32"),
+    ],
+)
+def test_scripted_scores_of_a_finished_game_are_refused(scores, options, allowed):
+    with pytest.raises(ValueError, match=rf"^'scores' \[{scores[0]}, {scores[1]}\]: the game would already be over; "
+                                         rf"allowed: {allowed}"):
+        game(TOP, scores=scores, **options)
+    assert game(TOP, scores=[-40, -40], minus_target_loses=True).scores == [-40, -40]  # a tie plays on
+
+
 # ============================================================================ double deck
 CLUBS12 = "9C 9C TC TC JC JC QC QC KC KC AC AC"
 SPADES12 = "9S 9S TS TS JS JS QS QS KS KS AS AS"

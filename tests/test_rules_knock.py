@@ -448,6 +448,26 @@ def test_deal_with_a_missing_card_or_upcard_is_rejected():
         GameState(Rules.preset("knock"), 0, deal=no_upcard)
 
 
+@pytest.mark.parametrize("scores", [[8, 12], [10, 0], [10, 10], [0, 11]])
+def test_starting_scores_of_a_finished_game_are_refused(scores):
+    # At 10 the game is over; [10, 10] cannot even be reached: only one team scores in a hand.
+    with pytest.raises(ValueError, match=rf"^'scores' \[{scores[0]}, {scores[1]}\]: the game would already be "
+                                         r"over; each team's score must be below game_target 10$"):
+        game("knock", MARCH, "9H", scores=scores)
+    assert game("knock", MARCH, "9H", scores=[9, 9]).scores == [9, 9]
+    assert game("knock", MARCH, "9H", scores=[-2, 9]).scores == [-2, 9]  # reneges may take a team below 0
+    assert game("knock", MARCH, "9H", scores=[4, 4], game_target=5).scores == [4, 4]
+
+
+def test_action_that_is_no_id_names_what_is_wrong():
+    state = game("knock", MARCH, "9H")
+    with pytest.raises(ValueError, match=r"^action 59 is out of range 0\.\.58$"):
+        state.apply(59)
+    with pytest.raises(ValueError, match=r"^actions are integer ids, got 'pass'; use apply_str\('pass'\) \(= 0\)$"):
+        state.apply("pass")
+    assert state.history == [] and state.current_player == 1
+
+
 def test_illegal_action_lists_the_legal_ones_and_leaves_the_state_unchanged():
     state = ordered(MARCH, "1:order")
     act(state, "1:play JH", "2:play 9S", "3:play 9D")

@@ -12,6 +12,7 @@ from gymnasium import spaces
 from gymnasium.utils import env_checker
 from pettingzoo.test import api_test, seed_test
 
+from euchre_env.decision import IllegalActionError
 from euchre_env.single_seat import SingleSeatAEC, SingleSeatEnv
 
 
@@ -274,9 +275,32 @@ def test_rules_opponents_and_callable():
 
 def test_illegal_opponent_action_is_reported():
     env = SingleSeatEnv("knock", seat=0, opponents=lambda obs, info: 10_000)
-    with pytest.raises(ValueError, match="opponent at seat"):
+    with pytest.raises(IllegalActionError, match="opponent at seat") as caught:
         for s in range(20):  # some deal lets an opponent speak first
             env.reset(seed=s)
+    seat = caught.value.seat
+    assert str(caught.value) == (f"opponent at seat {seat} (<lambda>) chose an illegal action: 10000 in phase CALL1; "
+                                 f"legal: {', '.join(env.table.strings[a] for a in env.state.legal_actions())}")
+    assert isinstance(caught.value, ValueError) and caught.value.action == 10_000
+
+
+def test_mask_is_built_once_per_step_and_shared(monkeypatch):
+    import euchre_env.single_seat as single_seat
+
+    calls = []
+    real = single_seat.legal_mask
+    monkeypatch.setattr(single_seat, "legal_mask", lambda state: calls.append(1) or real(state))
+    env = SingleSeatEnv("knock", episode="game", opponents="rules")
+    obs, info = env.reset(seed=4)
+    rng = np.random.default_rng(4)
+    assert len(calls) == 1
+    for step in range(2, 12):
+        assert obs["action_mask"] is info["action_mask"] and np.shares_memory(env.action_masks(), obs["action_mask"])
+        obs, _, _, _, info = env.step(_random_action(env, rng))
+        assert len(calls) == step  # the opponents' masks come from decision.ask_agent, not counted here
+    illegal = int(np.flatnonzero(env.action_masks() == 0)[0])
+    obs, _, _, _, info = env.step(illegal)  # changes nothing: the mask stays as it was
+    assert info["illegal_action"] and len(calls) == 11
 
 
 @pytest.mark.parametrize(
