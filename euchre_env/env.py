@@ -38,8 +38,9 @@ view of what that seat knows (`euchre_env.infostate.InfoState`), for rule-based 
 `episode="game"` (default) plays a whole game to the target (a whole rubber with
 `rubber=True`); `episode="hand"` ends after one hand. `max_steps` truncates after that many
 steps, `max_hands` after that many hands; its default `"auto"` truncates whole games of Bid
-Euchre (and of `renege="penalize"`) after 200 hands, games that poor play never ends, and sets
-`infos[agent]["truncated"]` (`"max_hands"` / `"max_steps"`); see `euchre_env.episodes`.
+Euchre (and of `renege="penalize"`) after 200 hands, games that poor play may never end.
+On truncation every agent is truncated, `infos[agent]["truncated"]` names the limit
+(`"max_hands"` / `"max_steps"`) and nobody wins (`reward="win"` gives 0); see `euchre_env.episodes`.
 `reset(seed=..., options={"deal": {...}, "scores": [a, b]})` scripts the first deal.
 
 ## Version history

@@ -17,8 +17,9 @@ standard single-agent RL loop (e.g. sb3-contrib ``MaskablePPO``) can train again
   the opponent's seat.
 - Episodes: ``episode="hand"`` by default (one hand per episode; ``"game"`` for a whole
   game), ``max_steps`` and ``max_hands`` as in :mod:`euchre_env.episodes`, where the
-  defaults are explained (``max_hands="auto"`` truncates whole Bid Euchre games after 200
-  hands; ``info["truncated"]`` names the limit that cut an episode short).
+  defaults are explained (``max_hands="auto"`` truncates whole games of Bid Euchre, or with
+  ``renege="penalize"``, after 200 hands; ``info["truncated"]`` names the limit that cut an
+  episode short, and a truncated game is not won: ``reward="win"`` gives 0).
 - Rewards: with ``reward="points"`` every hand that ends gives the learner its team's
   points minus the other team's; with ``reward="win"``, +1 / -1 when the game ends (the
   sign of the hand's points for ``episode="hand"`` when the game goes on). Every hand's
