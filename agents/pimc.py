@@ -121,7 +121,9 @@ def rollout_action(state: GameState) -> int:
         if pick(PASS) is not None:
             return pick(PASS)
         return min(bids)[1]
-    return legal[0]
+    if phase == Phase.GIVE_BACK:  # the help partner holds no trump to give back: any card, the lowest id
+        return legal[0]
+    raise RuntimeError(f"rollout_action has no rule for phase {phase.name}")
 
 
 def _score(rules: Any, made: float, maker_team: int, me: int, hand: Any) -> float:

@@ -9,7 +9,7 @@ bearing on the current one.
 
 ``Observer(rules).layout`` maps each block name to ``(offset, size)``; which blocks
 exist depends on the rules (no ``upcard`` in Bid Euchre, no ``defend`` without
-defend-alone, ...). The README lists them for each preset.
+defend-alone, ...). docs/environment.md lists them for each preset.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ every PettingZoo classic env does. AssertOutOfBounds reports an action that is n
 Those wrappers find ``agent_selection``, ``rewards``, ``terminations``... through
 ``__getattr__``, which fails over one level at a time; an RL loop reads such attributes
 about eight times a decision, and the misses cost more than the whole rules engine (see
-the README's speed section). The subclasses below forward those attributes to the raw env
+docs/speed.md). The subclasses below forward those attributes to the raw env
 with plain properties. Otherwise behaviour is PettingZoo's: before
 ``reset()`` the raw env lacks the attribute, the property raises AttributeError, and
 Python falls back to the wrapper's own ``__getattr__`` (OrderEnforcing's "cannot be

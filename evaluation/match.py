@@ -32,6 +32,7 @@ from euchre_env.evaluation.seeds import agent_seed, deal_seed
 
 from euchre_env.decision import IllegalActionError, ask_agent
 from euchre_env.engine import GameState, team_margin
+from euchre_env.episodes import EPISODES
 from euchre_env.observation import Observer
 from euchre_env.rules import Rules
 from euchre_env.seats import NUM_SEATS, other_team, team_of
@@ -40,8 +41,6 @@ __all__ = [
     "EPISODES", "AgentSpec", "DealRecord", "GameTooLongError", "IllegalActionError", "Match", "MatchRunner",
     "build_agent", "hand_deal", "max_hands_per_game", "spec_name",
 ]
-
-EPISODES = ("hand", "game")
 
 # An agent spec: a string for euchre_env.agents.registry.make_agent, or a factory ``f(seed) -> agent``.
 AgentSpec = str | Callable[[int | None], Any]

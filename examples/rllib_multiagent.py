@@ -15,8 +15,8 @@ policies learn. ``MaskedPPOModule`` reads the Dict observation: its networks see
 ``"observation"`` vector and the ``"action_mask"`` removes illegal actions from the action
 distribution. Work stays in this process (``num_env_runners=0``, local learner), though RLlib
 starts a local Ray instance. ``run`` also counts, in the envs, the actions that a seat's mask
-forbade (none). The lines between ``readme-start`` and ``readme-end`` comments are the README's
-snippet.
+forbade (none). The lines between ``readme-start`` and ``readme-end`` comments are the snippet shown in
+docs/integrations.md.
 """
 
 from __future__ import annotations
@@ -150,7 +150,7 @@ def run(rules: str = "knock", iterations: int = 20, batch: int = 4000, seed: int
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line; a bad value ends it with one line (nothing heavy is needed to check it)."""
-    # Imported here, not at the top: the README's snippet shows the import block as it is.
+    # Imported here, not at the top: docs/integrations.md shows the import block as it is.
     from euchre_env.training.arguments import OneLineParser, non_negative_int, positive_int
 
     from euchre_env.rules import PRESETS

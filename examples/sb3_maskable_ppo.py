@@ -15,7 +15,7 @@ by this script (a ``.zip``).
 as ``--out``/model.zip, then plays both seats of a team in a duplicate match against
 ``--eval-opponent`` (``euchre_env.evaluation.evaluate``: every deal twice, the teams swapped).
 
-The lines between ``readme-start`` and ``readme-end`` comments are the README's snippet.
+The lines between ``readme-start`` and ``readme-end`` comments are the snippet shown in docs/integrations.md.
 """
 
 from __future__ import annotations
@@ -116,7 +116,7 @@ def run(rules: str = "knock", opponent: str = "rules", timesteps: int = 50_000, 
 
 def opponent_spec(text: str) -> str:
     """--opponent: a model .zip saved by this script, or an agent spec (checked without building it)."""
-    from euchre_env.training.arguments import agent_spec  # here: the README's snippet shows the import block
+    from euchre_env.training.arguments import agent_spec  # here: docs/integrations.md shows the import block
 
     if text.endswith(".zip"):
         if not Path(text).is_file():
@@ -127,7 +127,7 @@ def opponent_spec(text: str) -> str:
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line; a bad value ends it with one line (nothing heavy is needed to check it)."""
-    # Imported here, not at the top: the README's snippet shows the import block as it is.
+    # Imported here, not at the top: docs/integrations.md shows the import block as it is.
     from euchre_env.training.arguments import OneLineParser, agent_spec, non_negative_int, positive_int
 
     from euchre_env.rules import PRESETS

@@ -19,7 +19,7 @@ choice, its exploration and the target's max.
 
 Tianshou compiles its replay-buffer helpers with numba on first use (about 15 s here);
 ``NUMBA_DISABLE_JIT=1`` skips that for short runs. The lines between ``readme-start`` and
-``readme-end`` comments are the README's snippet.
+``readme-end`` comments are the snippet shown in docs/integrations.md.
 """
 
 from __future__ import annotations
@@ -107,7 +107,7 @@ def run(rules: str = "knock", opponent: str = "rules", epochs: int = 10, epoch_s
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line; a bad value ends it with one line (nothing heavy is needed to check it)."""
-    # Imported here, not at the top: the README's snippet shows the import block as it is.
+    # Imported here, not at the top: docs/integrations.md shows the import block as it is.
     from euchre_env.training.arguments import OneLineParser, agent_spec, non_negative_int, positive_int
 
     from euchre_env.rules import PRESETS
