@@ -132,9 +132,10 @@ class Observer:
                 add(o["upcard_fate"] + 1)
             elif state.trump >= 0:  # ordered, but the dealer sits out and never takes it
                 add(o["upcard_fate"] + 2)
-        if state.sees_discard(seat):
+        # The None tests first: the visibility rules are the engine's, but most decisions have no discard yet.
+        if state.discarded is not None and state.sees_discard(seat):
             add(o["discard"] + state.discarded)
-        if state.sees_exchange(seat):
+        if state.given is not None and state.sees_exchange(seat):
             add(o["given"] + state.given)
             if state.given_back is not None:
                 add(o["given_back"] + state.given_back)
