@@ -18,10 +18,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
 from dataclasses import fields
 from typing import Any, NoReturn
 
+from euchre_env.agents.registry import CHECKPOINT_SUFFIX
 from euchre_env.training.arguments import OneLineParser, non_negative_int, positive_int
 from euchre_env.training.curves import plot_curves
 
@@ -76,7 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", parser_class=OneLineParser, metavar="COMMAND", help=argparse.SUPPRESS)
 
     def common(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--preset", default="knock", help=f"rules preset: {', '.join(PRESETS)} (default knock)")
+        p.add_argument("--preset", default=None,
+                       help=f"rules preset: {', '.join(PRESETS)} (default: a checkpoint agent's rules, else knock)")
         p.add_argument("--set", dest="options", action="extend", nargs="+", default=[], metavar="OPTION=VALUE",
                        help=f"override a rules option; options: {', '.join(option_names())}")
         p.add_argument("--hands", type=positive_int, default=1000,
@@ -167,13 +170,14 @@ def make_rules(preset: str, items: list[str]) -> Rules:
     return Rules.preset(preset, **parse_options(items))
 
 
-def check_agent(spec: str, rules: Rules | None = None) -> None:
+def check_agent(spec: str, rules: Rules | None = None) -> Any:
     """Build the agent once here, so that a bad spec (or a checkpoint for other rules) fails before any
-    worker starts, with the agent's own message (naming the spec once)."""
+    worker starts, with the agent's own message (naming the spec once); returns the agent."""
     try:
         agent = build_agent(spec, 0)
         if rules is not None and hasattr(agent, "check_rules"):
             agent.check_rules(rules)
+        return agent
     except ModuleNotFoundError as exc:
         extra = " (pip install 'euchre-env[train]')" if exc.name == "torch" else ""
         raise ValueError(f"agent spec {spec!r} is not available: {exc}{extra}") from None
@@ -182,11 +186,39 @@ def check_agent(spec: str, rules: Rules | None = None) -> None:
         raise ValueError(message if spec in message else f"agent spec {spec!r}: {message}") from None
 
 
-def _describe(rules: Rules, options: list[str], seed: int, n: int, episode: str) -> str:
-    extra = f" ({', '.join(options)})" if options else ""
+def match_rules(preset: str | None, options: list[str], specs: list[str]) -> tuple[Rules, str]:
+    """The rules of a match and how the description line names them: ``--preset``/``--set`` when given;
+    else the rules the checkpoint agents were trained for (all the same, or a one-line error); else knock."""
+    if preset is not None or options:
+        rules = make_rules(preset or "knock", options)
+        return rules, f"preset {rules.preset_name}" + (f" ({', '.join(options)})" if options else "")
+    trained = {spec: check_agent(spec).rules for spec in dict.fromkeys(specs) if spec.endswith(CHECKPOINT_SUFFIX)}
+    if not trained:
+        return make_rules("knock", []), "preset knock"
+    from euchre_env.agents.checkpoint import rules_key  # a checkpoint agent needs torch, this module does not
+
+    first = next(iter(trained.values()))
+    if any(rules_key(r) != rules_key(first) for r in trained.values()):
+        named = ", ".join(f"{spec} ({_rules_label(r)})" for spec, r in trained.items())
+        raise ValueError(f"the checkpoints were trained for different rules: {named}; one match plays one "
+                         "rule set: give agents trained for the same rules")
+    return first, f"rules from {', '.join(trained)}: {_rules_label(first)}"
+
+
+def _rules_label(rules: Rules) -> str:
+    """``preset bid``, with the options where the rules differ from their preset."""
+    if rules.preset_name not in PRESETS:
+        return f"custom rules ({rules.to_dict()})"
+    base = Rules.preset(rules.preset_name)
+    changed = [f"{name}={getattr(rules, name)}" for name in option_names()
+               if getattr(rules, name) != getattr(base, name)]
+    return f"preset {rules.preset_name}" + (f" ({', '.join(changed)})" if changed else "")
+
+
+def _describe(rules_text: str, seed: int, n: int, episode: str) -> str:
     unit = ("deals, each played twice with the teams swapped" if episode == "hand"
             else "pairs of games from the same seeded deals, the teams swapped")
-    return (f"Duplicate evaluation, preset {rules.preset_name}{extra}, seed {seed}: {n} {unit}. "
+    return (f"Duplicate evaluation, {rules_text}, seed {seed}: {n} {unit}. "
             "Margin = A's points minus B's per hand, 95% t-interval over the duplicate pairs.")
 
 
@@ -212,10 +244,10 @@ def main(argv: list[str] | None = None) -> int:
 def _run_match(args: argparse.Namespace) -> int:
     """eval and ladder: check the rules and agents, then play."""
     try:
-        rules = make_rules(args.preset, args.options)
         specs = [args.agent_a, args.agent_b] if args.command == "eval" else list(args.agents)
         if args.command == "ladder" and len(specs) < 2:
             raise ValueError(f"a ladder needs at least two agents, got {len(specs)}")
+        rules, args.rules_text = match_rules(args.preset, args.options, specs)
         for spec in dict.fromkeys(specs):
             check_agent(spec, rules)
     except ValueError as exc:
@@ -234,7 +266,7 @@ def _run_match(args: argparse.Namespace) -> int:
 def _run_eval(args: argparse.Namespace, rules: Rules, episode: str, n: int) -> None:
     result = evaluate(args.agent_a, args.agent_b, rules, n, args.seed, episode, args.workers,
                       progress=args.progress, first=args.first_deal)
-    print(_describe(rules, args.options, args.seed, n, episode))
+    print(_describe(args.rules_text, args.seed, n, episode))
     print()
     print(match_table([result]))
     if args.out:
@@ -267,7 +299,7 @@ def _run_train(args: argparse.Namespace) -> int:
     # eval, ladder and merge must work without it.
     try:
         from euchre_env.training.config import load_config
-        from euchre_env.training.train import Trainer, run_dir_for
+        from euchre_env.training.train import Trainer, TrainingInterrupted, run_dir_for
     except ModuleNotFoundError as exc:
         _fail(f"training needs the train extra ({exc}): pip install 'euchre-env[train]'")
     try:
@@ -282,8 +314,8 @@ def _run_train(args: argparse.Namespace) -> int:
         _fail(str(exc))
     try:
         result = trainer.train(progress=args.progress)
-    except KeyboardInterrupt:
-        sys.stderr.write(f"{PROG}: interrupted; continue with --resume (from the last checkpoint)\n")
+    except TrainingInterrupted as stop:
+        sys.stderr.write(f"{PROG}: {_interrupted_line(args, run_dir, stop)}\n")
         return 130
     print(f"Trained {result.updates} updates, {result.decisions:,} decisions in {result.seconds / 60:.1f} min; "
           f"checkpoints in {os.path.join(run_dir, 'checkpoints')}")
@@ -296,7 +328,14 @@ def _run_train(args: argparse.Namespace) -> int:
         fe = config.final_eval
         print(f"\nDuplicate evaluation of {result.best_path}, preset {config.rules.preset}, seed {fe.seed}: "
               "margin = the checkpoint's points minus the opponent's per hand, 95% t-interval over duplicate pairs.\n")
-        results = trainer.evaluate(fe.opponents, fe.seed, fe.workers, path=result.best_path)
+        try:
+            results = trainer.evaluate(fe.opponents, fe.seed, fe.workers, path=result.best_path,
+                                       progress=args.progress)
+        except KeyboardInterrupt:
+            again = _train_command(args, run_dir, resume=True)
+            sys.stderr.write(f"{PROG}: interrupted during the final evaluation; training is complete "
+                             f"({result.updates} updates); evaluate again with: {again}\n")
+            return 130
         print(match_table(results))
         out = os.path.join(run_dir, "final_eval")
         for r in results:
@@ -305,9 +344,44 @@ def _run_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _train_command(args: argparse.Namespace, run_dir: str, resume: bool) -> str:
+    """The command that continues this run (``resume``: from its latest.pt, with the run's own config)
+    or starts it again as it was started, and ``make train`` where that is the same command."""
+    name = os.path.basename(run_dir)
+    words = [PROG, "train"]
+    if not resume:  # the run's config.yaml holds the config and the overrides: a resume needs neither
+        words += [*(["--config", args.config] if args.config else []), *(["--set", *args.overrides] if args.overrides
+                                                                         else [])]
+    words += ["--run-name", name]
+    words += ["--runs-dir", args.runs_dir] if args.runs_dir != "runs" else []
+    words += [] if args.progress else ["--no-progress"]
+    words += [] if args.final_eval else ["--no-final-eval"]
+    words += ["--resume"] if resume else []
+    command = " ".join(shlex.quote(w) for w in words)
+    # make train is this command (with --resume once latest.pt exists) for configs/knock.yaml, run RUN (knock)
+    made = (args.config and os.path.normpath(args.config) == os.path.normpath("configs/knock.yaml")
+            and not args.overrides and args.runs_dir == "runs" and args.progress and args.final_eval)
+    if made:
+        command += f" (or run make train{'' if name == 'knock' else ' RUN=' + shlex.quote(name)} again)"
+    return command
+
+
+def _interrupted_line(args: argparse.Namespace, run_dir: str, stop: Any) -> str:
+    """What a Ctrl-C of training left, and the command that goes on from there."""
+    if stop.saved_update is None:
+        return ("interrupted before any update was saved; nothing to resume yet; start again with: "
+                + _train_command(args, run_dir, resume=False))
+    if stop.saved_update == stop.update:
+        where = f"interrupted at update {stop.update}; saved {stop.latest_path}"
+    else:
+        where = (f"quit at once at update {stop.update}, without saving; {stop.latest_path} holds update "
+                 f"{stop.saved_update}")
+    return f"{where}; continue with: {_train_command(args, run_dir, resume=True)}"
+
+
 def _run_ladder(args: argparse.Namespace, specs: list[str], rules: Rules, episode: str, n: int) -> None:
     result = run_ladder(specs, rules, n, args.seed, episode, args.workers, args.bootstrap, progress=args.progress)
-    print(_describe(rules, args.options, args.seed, n, episode))
+    print(_describe(args.rules_text, args.seed, n, episode))
     print(f"Ratings: Bradley-Terry on duplicate boards, Elo scale, {result.anchor}; "
           f"intervals from {result.bootstrap} bootstrap resamples of the deals.")
     print()

@@ -36,24 +36,24 @@ def clone(model: ActorCritic, demos: Rollout, cfg: PretrainConfig, generator: to
     batches = math.ceil(n / cfg.minibatch_size)
     bar = progress_bar(cfg.epochs * batches, "behaviour cloning", "batches", enabled=progress)
     model.train()
-    for epoch in range(cfg.epochs):
-        losses, correct = [], 0
-        order = torch.randperm(n, generator=generator)
-        for start in range(0, n, cfg.minibatch_size):
-            mb = order[start:start + cfg.minibatch_size]
-            logits, value = model(obs[mb], mask[mb])
-            policy_loss = torch.nn.functional.cross_entropy(logits, actions[mb])
-            value_loss = 0.5 * ((value - ret[mb]) ** 2).mean()
-            loss = policy_loss + value_loss
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            losses.append((policy_loss.item(), value_loss.item()))
-            correct += (logits.argmax(-1) == actions[mb]).sum().item()
-            bar.set_postfix_str(f"epoch {epoch + 1}/{cfg.epochs}, accuracy {correct / (start + len(mb)):.1%}",
-                                refresh=False)
-            bar.update()
-    bar.close()
+    with bar:  # closed on Ctrl-C too, so that no bar tail is left before the message
+        for epoch in range(cfg.epochs):
+            losses, correct = [], 0
+            order = torch.randperm(n, generator=generator)
+            for start in range(0, n, cfg.minibatch_size):
+                mb = order[start:start + cfg.minibatch_size]
+                logits, value = model(obs[mb], mask[mb])
+                policy_loss = torch.nn.functional.cross_entropy(logits, actions[mb])
+                value_loss = 0.5 * ((value - ret[mb]) ** 2).mean()
+                loss = policy_loss + value_loss
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+                losses.append((policy_loss.item(), value_loss.item()))
+                correct += (logits.argmax(-1) == actions[mb]).sum().item()
+                bar.set_postfix_str(f"epoch {epoch + 1}/{cfg.epochs}, accuracy {correct / (start + len(mb)):.1%}",
+                                    refresh=False)
+                bar.update()
     model.eval()
     policy_loss, value_loss = np.mean(losses, axis=0)
     return {"policy_loss": float(policy_loss), "value_loss": float(value_loss), "accuracy": correct / n}

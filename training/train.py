@@ -15,11 +15,14 @@ one that was never interrupted.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
+import signal
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,6 +89,8 @@ class Trainer:
         self._started: float | None = None  # when this process started training
         self.best_margin = -math.inf
         self.league: list[str] = []  # snapshot file names in checkpoints/league/, oldest first
+        self._saved_update: int | None = None  # the update latest.pt holds (None: there is none yet)
+        self._progress = False  # bars for the periodic evaluations too (set by train)
         scripted = {s: make_agent(s) for s in config.league.mix if s not in (SELF, PAST)}
         self.selfplay = SelfPlay(self.rules, self.model, config.ppo.num_games, config.league.mix, scripted,
                                  config.ppo.reward_scale)
@@ -123,6 +128,7 @@ class Trainer:
             self.update, self.decisions, self.hands = counters["update"], counters["decisions"], counters["hands"]
             self.seconds, self.best_margin = counters["seconds"], counters["best_margin"]
             self.league = list(data["league"])
+            self._saved_update = self.update
         except (KeyError, RuntimeError, ValueError, TypeError) as e:
             raise CheckpointError(f"{path!r} is not a trainer checkpoint this code can resume: {e}") from None
         for name in self.league:
@@ -157,10 +163,26 @@ class Trainer:
         # No generator state to keep: every random stream of an update is seeded from (seed, update).
         return payload
 
+    @property
+    def latest_path(self) -> str:
+        return os.path.join(self.ckpt_dir, "latest.pt")
+
     def save(self, name: str = "latest.pt") -> str:
         path = os.path.join(self.ckpt_dir, name)
         save_checkpoint(self.checkpoint_payload(), path)
+        if name == "latest.pt":
+            self._saved_update = self.update
+            self._prune_league()
         return path
+
+    def _prune_league(self) -> None:
+        """Delete the snapshot files the latest.pt just saved no longer names: a resume starts only from
+        latest.pt (best.pt holds no league), so nothing can load them again, and disk use stays bounded."""
+        folder = os.path.join(self.ckpt_dir, "league")
+        keep = {name + ".pt" for name in self.league}
+        for file in os.listdir(folder):
+            if file.endswith(".pt") and file not in keep:
+                os.remove(os.path.join(folder, file))
 
     def _snapshot(self) -> None:
         name = f"update_{self.update:06d}"
@@ -172,22 +194,25 @@ class Trainer:
         self.league.append(name)
         if len(self.league) > self.config.league.max_snapshots:
             self.league.pop(0)
-            self.selfplay.snapshots.pop(0)  # its file stays: an older latest.pt may still name it
+            self.selfplay.snapshots.pop(0)  # its file stays until a latest.pt without it is saved (_prune_league)
 
     # ------------------------------------------------------------------ evaluation
     def evaluate(self, opponents: dict[str, int], seed: int, workers: int,
-                 path: str | None = None) -> list[MatchResult]:
-        """Duplicate matches of the learner (greedy) against each opponent: ``{spec: deals}``."""
+                 path: str | None = None, progress: bool = False) -> list[MatchResult]:
+        """Duplicate matches of the learner (greedy) against each opponent: ``{spec: deals}``, each with its
+        bar on stderr if ``progress``."""
         if path is None:  # the current weights, played in this process
             spec: Any = _GreedyFactory(self.model, self.rules, f"update {self.update}")
             workers = 1
         else:
             spec = path
-        return [evaluate(spec, opp, self.rules, n=n, seed=seed, workers=workers) for opp, n in opponents.items()]
+        return [evaluate(spec, opp, self.rules, n=n, seed=seed, workers=workers, progress=progress)
+                for opp, n in opponents.items()]
 
     def _periodic_eval(self) -> None:
         cfg = self.config.eval
-        results = self.evaluate({o: cfg.hands for o in cfg.opponents}, cfg.seed, cfg.workers)
+        results = self.evaluate({o: cfg.hands for o in cfg.opponents}, cfg.seed, cfg.workers,
+                                progress=self._progress)
         parts = []
         for opp, r in zip(cfg.opponents, results):
             self.writer.add_scalar(f"eval/margin_vs_{opp}", r.margin, self.update)
@@ -230,51 +255,86 @@ class Trainer:
         """Train until the decision budget or the time limit is spent (or ``stop_at_update``, which
         leaves the run resumable exactly as if it had been killed right after that update's checkpoint).
 
-        ``progress``: a bar on stderr over the decision budget, with the update, the train margins
-        against the league's opponents and the best evaluation so far.
+        ``progress``: bars on stderr for the behaviour cloning, the updates (in minutes of training time
+        when ``run.max_minutes`` is set, so that the eta counts toward whichever stop comes first; else in
+        decisions) and the periodic evaluations.
+
+        Ctrl-C (SIGINT, in the main thread): during a collection it abandons the update, which has not
+        touched the network yet; during the rest of an update (learning, snapshot, evaluation,
+        checkpoint) it lets the update finish, so that the saved state is always that of a completed
+        update. Then ``latest.pt`` is saved and :class:`TrainingInterrupted` raised. A second Ctrl-C
+        quits at once, without saving.
         """
         cfg = self.config
-        run, ppo, lg = cfg.run, cfg.ppo, cfg.league
+        run, ppo = cfg.run, cfg.ppo
         self._started = time.perf_counter()
+        self._progress = progress
         limit = run.max_minutes * 60 if run.max_minutes > 0 else math.inf
-        if self.update == 0 and cfg.pretrain.teacher:
-            self._pretrain(progress)
-        # no delay: the evaluations' log lines redraw the bar anyway (tqdm.write), and close then draws the end
-        bar = progress_bar(run.total_decisions, "training", "decisions", enabled=progress, unit_scale=True,
-                           initial=min(self.decisions, run.total_decisions), delay=0.0)
-        with bar:
-            while self.decisions < run.total_decisions and self.seconds_so_far() < limit:
-                if ppo.anneal_lr:  # linear decay to 5% over the decision budget, or the time limit if it comes first
-                    done = max(self.decisions / run.total_decisions, self.seconds_so_far() / limit)
-                    self.optimizer.param_groups[0]["lr"] = ppo.lr * max(0.05, 1 - done)
-                t0 = time.perf_counter()
-                rollout = self.selfplay.collect(ppo.rollout_decisions, run.seed, self.update)
-                t1 = time.perf_counter()
-                generator = torch.Generator().manual_seed(int(np.random.default_rng([run.seed, self.update, 1])
-                                                              .integers(2**62)))
-                stats = ppo_update(self.model, self.optimizer, rollout, ppo, generator)
-                t2 = time.perf_counter()
-                self.update += 1
-                self.decisions += len(rollout)
-                self.hands += rollout.hands
-                self._log_update(rollout, stats, t1 - t0, t2 - t1)
-                if self.update % lg.snapshot_every == 0 and PAST in lg.mix:
-                    self._snapshot()
-                if cfg.eval.every and self.update % cfg.eval.every == 0:
-                    self._periodic_eval()
-                if self.update % run.checkpoint_every == 0:
+        stops = f"{run.total_decisions:,} decisions" + (f" or {run.max_minutes:g} minutes, whichever comes first"
+                                                          if run.max_minutes > 0 else "")
+        self.log(f"training {self.run_dir} until {stops} (Ctrl-C saves the last completed update and stops)")
+        guard = _InterruptGuard(self.log)
+        with guard.installed():
+            try:
+                if self.update == 0 and cfg.pretrain.teacher:
+                    self._pretrain(progress)
+                with self._training_bar(progress) as bar:
+                    while self.decisions < run.total_decisions and self.seconds_so_far() < limit:
+                        if ppo.anneal_lr:  # linear decay to 5% over the budget, or the time limit if it comes first
+                            done = max(self.decisions / run.total_decisions, self.seconds_so_far() / limit)
+                            self.optimizer.param_groups[0]["lr"] = ppo.lr * max(0.05, 1 - done)
+                        t0 = time.perf_counter()
+                        rollout = self.selfplay.collect(ppo.rollout_decisions, run.seed, self.update)
+                        with guard.finishing(self.update + 1):
+                            self._learn(rollout, t0)
+                        bar.advance(self, rollout)
+                        if self.update == stop_at_update:
+                            self.save()
+                            self.writer.close()
+                            return self._result()
+                with guard.finishing(self.update):
+                    if not math.isfinite(self.best_margin):  # never evaluated: the final weights are the best we know
+                        self._periodic_eval()
                     self.save()
-                bar.set_postfix_str(self._postfix(rollout), refresh=False)
-                bar.update(min(self.decisions, run.total_decisions) - bar.n)
-                if self.update == stop_at_update:
+            except KeyboardInterrupt:
+                # Abandoned mid-update on a second Ctrl-C: what is in memory is no update's state, keep the file.
+                if self.update > 0 and not guard.quit_at_once:
                     self.save()
-                    self.writer.close()
-                    return self._result()
-        if not math.isfinite(self.best_margin):  # never evaluated: the final weights are the best we know
-            self._periodic_eval()
-        self.save()
+                self.writer.close()
+                raise TrainingInterrupted(self.update, self._saved_update, self.latest_path) from None
         self.writer.close()
         return self._result()
+
+    def _learn(self, rollout: Any, collect_start: float) -> None:
+        """The rest of an update once its rollout is collected: PPO, counters, logs, snapshot, evaluation,
+        checkpoint."""
+        cfg = self.config
+        t1 = time.perf_counter()
+        generator = torch.Generator().manual_seed(int(np.random.default_rng([cfg.run.seed, self.update, 1])
+                                                      .integers(2**62)))
+        stats = ppo_update(self.model, self.optimizer, rollout, cfg.ppo, generator)
+        t2 = time.perf_counter()
+        self.update += 1
+        self.decisions += len(rollout)
+        self.hands += rollout.hands
+        self._log_update(rollout, stats, t1 - collect_start, t2 - t1)
+        if self.update % cfg.league.snapshot_every == 0 and PAST in cfg.league.mix:
+            self._snapshot()
+        if cfg.eval.every and self.update % cfg.eval.every == 0:
+            self._periodic_eval()
+        if self.update % cfg.run.checkpoint_every == 0:
+            self.save()
+
+    def _training_bar(self, progress: bool) -> _TrainingBar:
+        run = self.config.run
+        # no delay: the evaluations' log lines redraw the bar anyway (tqdm.write), and close then draws the end
+        if run.max_minutes > 0:
+            bar = progress_bar(run.max_minutes, "training", "min", enabled=progress, unit_scale=True,
+                               initial=self.seconds_so_far() / 60, delay=0.0)
+        else:
+            bar = progress_bar(run.total_decisions, "training", "decisions", enabled=progress, unit_scale=True,
+                               initial=min(self.decisions, run.total_decisions), delay=0.0)
+        return _TrainingBar(bar, self.decisions, self.seconds_so_far())
 
     def _result(self) -> TrainResult:
         return TrainResult(self.run_dir, self.update, self.decisions, self.seconds_so_far(), self.best_margin,
@@ -300,6 +360,89 @@ class Trainer:
         live = " ".join(f"{o} {np.mean(m):+.2f}" for o, m in sorted(rollout.margins.items()))
         best = f", best {self.best_margin:+.3f}" if math.isfinite(self.best_margin) else ""
         return f"update {self.update}, train margin {live or '-'}{best}"
+
+
+class TrainingInterrupted(KeyboardInterrupt):
+    """Ctrl-C ended :meth:`Trainer.train`: ``update`` is the last completed update, ``saved_update`` the
+    one ``latest_path`` holds (None: no latest.pt yet, nothing to resume; lower than ``update`` after a
+    second Ctrl-C, which quits without saving). A KeyboardInterrupt, so callers that know only that still stop."""
+
+    def __init__(self, update: int, saved_update: int | None, latest_path: str) -> None:
+        super().__init__(f"training interrupted at update {update}")
+        self.update, self.saved_update, self.latest_path = update, saved_update, latest_path
+
+
+class _InterruptGuard:
+    """SIGINT while training: outside :meth:`finishing` the usual KeyboardInterrupt (a collection is
+    abandoned: it has not changed the network); inside, the first Ctrl-C only asks to stop once the
+    block is done, so that no half-applied PPO update is ever saved; any further Ctrl-C quits at once."""
+
+    def __init__(self, log: Callable[[str], None]) -> None:
+        self.log = log
+        self.pending = False  # a Ctrl-C came inside finishing(): stop at its end
+        self.quit_at_once = False  # a Ctrl-C broke into finishing(): the state in memory is not an update's
+        self._update: int | None = None  # the update finishing() completes (None: outside it)
+
+    @contextlib.contextmanager
+    def installed(self) -> Iterator[None]:
+        if threading.current_thread() is not threading.main_thread():  # signal handlers live in the main thread
+            yield
+            return
+        previous = signal.signal(signal.SIGINT, self._on_sigint)
+        try:
+            yield
+        finally:
+            signal.signal(signal.SIGINT, previous)
+
+    @contextlib.contextmanager
+    def finishing(self, update: int) -> Iterator[None]:
+        self._update = update
+        try:
+            yield
+        finally:
+            self._update = None
+        if self.pending:
+            raise KeyboardInterrupt
+
+    def _on_sigint(self, signum: int, frame: Any) -> None:
+        if self._update is None or self.pending:
+            self.quit_at_once = self._update is not None
+            raise KeyboardInterrupt
+        self.pending = True
+        self.log(f"Ctrl-C: finishing update {self._update} to save it (Ctrl-C again quits at once, without saving)")
+
+
+class _TrainingBar:
+    """The bar over the updates. With a time limit it counts minutes of training time and its total is
+    the projected length of the run, the time limit or, if the decision budget runs out first at the pace
+    so far, that moment: the eta then counts toward whichever stop comes first. Without one it counts
+    decisions."""
+
+    def __init__(self, bar: tqdm, decisions: int, seconds: float) -> None:
+        self.bar = bar
+        self.start_decisions, self.start_seconds = decisions, seconds
+
+    def __enter__(self) -> _TrainingBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.bar.close()
+
+    def advance(self, trainer: Trainer, rollout: Any) -> None:
+        run, bar = trainer.config.run, self.bar
+        postfix = trainer._postfix(rollout)
+        if run.max_minutes > 0:
+            seconds = trainer.seconds_so_far()
+            pace = (trainer.decisions - self.start_decisions) / max(seconds - self.start_seconds, 1e-9)
+            budget_end = seconds + max(run.total_decisions - trainer.decisions, 0) / pace if pace > 0 else math.inf
+            bar.total = min(run.max_minutes, budget_end / 60)
+            done = min(seconds / 60, bar.total)
+            postfix += (f", {tqdm.format_sizeof(trainer.decisions)}/{tqdm.format_sizeof(run.total_decisions)} "
+                        "decisions")
+        else:
+            done = min(trainer.decisions, run.total_decisions)
+        bar.set_postfix_str(postfix, refresh=False)
+        bar.update(done - bar.n)
 
 
 class _GreedyFactory:
