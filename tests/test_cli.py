@@ -245,3 +245,38 @@ def test_a_match_split_into_deal_ranges_merges_to_the_whole(tmp_path, capsys):
         main(["merge", part_a, part_a])
     assert exit_info.value.code == 2
     assert "deal 0 was played in more than one run" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------ the rules of checkpoint agents
+CHECKPOINTS = os.path.join(os.path.dirname(__file__), "..", "docs", "checkpoints")
+BID, KNOCK = os.path.join(CHECKPOINTS, "bid_ppo.pt"), os.path.join(CHECKPOINTS, "knock_ppo.pt")
+
+
+@pytest.mark.parametrize("command", ["eval", "ladder"])
+def test_without_preset_a_checkpoint_brings_its_rules(command, capsys):
+    pytest.importorskip("torch", reason="a checkpoint agent needs the train extra (torch)")
+    extra = ["--bootstrap", "2"] if command == "ladder" else []
+    assert main([command, BID, "rules", "--hands", "2", "--workers", "1", "--no-progress", *extra]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"Duplicate evaluation, rules from {BID}: preset bid, seed 0: 2 deals"), out
+
+
+def test_checkpoints_of_different_rules_without_preset_are_one_line(capsys):
+    pytest.importorskip("torch", reason="a checkpoint agent needs the train extra (torch)")
+    with pytest.raises(SystemExit) as exc:
+        main(["ladder", BID, KNOCK, "rules", "--hands", "2", "--workers", "1"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err == (f"euchre: error: the checkpoints were trained for different rules: {BID} (preset bid), {KNOCK} "
+                   "(preset knock); one match plays one rule set: give agents trained for the same rules\n")
+
+
+def test_with_preset_a_checkpoint_for_other_rules_still_fails(capsys):
+    pytest.importorskip("torch", reason="a checkpoint agent needs the train extra (torch)")
+    with pytest.raises(SystemExit) as exc:
+        main(["eval", BID, "rules", "--preset", "knock", "--hands", "2", "--workers", "1"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"checkpoint {BID!r} was trained for other rules: family='bid' there" in err
+    assert main(["eval", "random", "rules", "--hands", "2", "--workers", "1", "--no-progress"]) == 0
+    assert "Duplicate evaluation, preset knock, seed 0" in capsys.readouterr().out  # no checkpoint: knock

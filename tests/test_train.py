@@ -251,6 +251,9 @@ def test_resume_continues_exactly(trained):
         assert a["counters"][key] == b["counters"][key], key
     assert all(torch.equal(a["model"][k], b["model"][k]) for k in a["model"])
     assert a["league"] == b["league"]
+    # the resumed run, too, keeps only the snapshot files its latest.pt names
+    league = sorted(os.listdir(root / "split" / "checkpoints" / "league"))
+    assert league == [name + ".pt" for name in b["league"]]
 
 
 def test_resume_refuses_a_changed_config(trained):
