@@ -17,6 +17,11 @@ A perfect-recall information state of the seat for the current hand, seats relat
 to the observer (0 = self, 1 = left opponent, 2 = partner, 3 = right opponent), plus
 the game score. The named blocks and their offsets are in
 `env.unwrapped.observation_layout` (see `euchre_env.observation`).
+`observation="structured"` (default `"absolute"`) adds derived blocks and writes every suit in
+the seat's canonical frame (trump first; see `euchre_env.structured`): then the masks and the
+ids `step()` takes are in the frame of the seat to act too, `infos[agent]["suit_order"]` names
+it (`"HDCS"`: slot 0 is hearts...), and `env.unwrapped.to_absolute_action(a)` /
+`to_canonical_action(a)` convert; `action_to_str` / `str_to_action` stay on absolute ids.
 
 ## Action space and legal-action mask
 One `Discrete` space covers every decision: pass, order (alone), name a suit (alone),
@@ -62,10 +67,10 @@ from euchre_env.decision import legal_mask
 from euchre_env.engine import GameState
 from euchre_env.episodes import AUTO, ENV_EPISODE
 from euchre_env.infostate import InfoState, information_state
-from euchre_env.observation import Observer
 from euchre_env.render import render_text
 from euchre_env.rules import Rules, resolve_rules
 from euchre_env.seats import NUM_SEATS, team_of
+from euchre_env.structured import CanonicalActions, Frame, make_observer
 from euchre_env.wrappers import standard_wrappers
 
 
@@ -74,7 +79,7 @@ def env(**kwargs: Any) -> AECEnv:
     return standard_wrappers(raw_env(**kwargs), illegal_reward=-1)
 
 
-class raw_env(AECEnv, EzPickle):
+class raw_env(CanonicalActions, AECEnv, EzPickle):
     metadata = {"render_modes": ["ansi", "human"], "name": "euchre_v0", "is_parallelizable": False,
                 "render_fps": 1}
 
@@ -88,10 +93,11 @@ class raw_env(AECEnv, EzPickle):
         render_seat: int | None = None,
         info_state: bool = False,
         max_hands: int | str | None = AUTO,
+        observation: str = "absolute",
         **overrides: Any,
     ) -> None:
         EzPickle.__init__(self, rules, render_mode, episode, reward, max_steps, render_seat, info_state,
-                          max_hands=max_hands, **overrides)
+                          max_hands=max_hands, observation=observation, **overrides)
         super().__init__()
         self.rules = resolve_rules(rules, overrides)
         # The hand limit (None: none) as max_hands resolves under these rules (see euchre_env.episodes).
@@ -106,7 +112,10 @@ class raw_env(AECEnv, EzPickle):
         self.render_seat = render_seat
         self.info_state = bool(info_state)
         self.table = action_table(self.rules)
-        self.observer = Observer(self.rules)
+        self.observer = make_observer(self.rules, observation)  # validates the option
+        self.observation = observation
+        self._frame: Frame | None = None  # structured: the frame of the seat to act
+        self._acting_obs: np.ndarray | None = None  # structured: its observation, encoded with the frame
         self.possible_agents = [f"player_{i}" for i in range(NUM_SEATS)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         n = len(self.table)
@@ -146,9 +155,12 @@ class raw_env(AECEnv, EzPickle):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.agent_name_mapping[agent]
-        obs = self.observer.encode(self.game, seat)
         acting = (not self.terminations.get(agent, True) and not self.truncations.get(agent, True)
                   and seat == self.game.current_player)
+        if acting and self._acting_obs is not None:
+            obs = self._acting_obs.copy()  # encoded in _select with its frame; the game has not moved since
+        else:
+            obs = self.observer.encode(self.game, seat)
         # The acting seat's mask is built once per decision (in _select) and shared with its info.
         mask = self.infos[agent]["action_mask"] if acting else np.zeros(len(self.table), np.int8)
         return {"observation": obs, "action_mask": mask}
@@ -174,7 +186,12 @@ class raw_env(AECEnv, EzPickle):
     def _select(self) -> None:
         seat = self.game.current_player
         self.agent_selection = self.possible_agents[seat]
-        self.infos[self.agent_selection]["action_mask"] = legal_mask(self.game)
+        mask = legal_mask(self.game)
+        if self.observation == "structured":
+            self._acting_obs, self._frame = self.observer.encode_with_frame(self.game, seat)
+            mask = self._frame.canonical_mask(mask)
+            self.infos[self.agent_selection]["suit_order"] = self._frame.suit_order
+        self.infos[self.agent_selection]["action_mask"] = mask
         if self.info_state:
             self.infos[self.agent_selection]["information_state"] = information_state(self.game, seat)
 
@@ -184,7 +201,10 @@ class raw_env(AECEnv, EzPickle):
             self._was_dead_step(action)
             return
         action = self.table.check_id(action)  # a string, None or an id out of range: one line saying so
+        if self._frame is not None:
+            action = self._legal_absolute(action, self.game)
         self.game.apply(action)  # raises ValueError listing the legal actions; state unchanged
+        self._frame = self._acting_obs = None
         self.num_steps += 1
         self._cumulative_rewards[agent] = 0.0
         self.infos[agent] = {"action_mask": np.zeros(len(self.table), np.int8)}

@@ -94,23 +94,25 @@ def information_state(state: GameState, seat: int) -> InfoState:
         scores=(state.scores[0], state.scores[1]),
         legal_actions=tuple(state.legal_actions()) if state.current_player == seat else (),
         hand_sizes=tuple(len(h) for h in state.hands),
-        voids=_voids(state, tricks, trick),
+        voids=shown_voids(state),
     )
 
 
-def _voids(state: GameState, tricks, trick) -> tuple[frozenset[int], ...]:
-    """Suits each seat has shown it lacks, by not following the suit led.
+def shown_voids(state: GameState) -> tuple[frozenset[int], ...]:
+    """Per seat, the effective suits it has shown it lacks, by not following the suit led.
 
-    With ``renege="penalize"`` a player may fail to follow while holding the suit, so these
-    are then what the play suggests, not a certainty.
+    Shared by :class:`InfoState` and the structured observation. With ``renege="penalize"``
+    a player may fail to follow while holding the suit, so these are then what the play
+    suggests, not a certainty.
     """
     if state.trump < 0:
         return tuple(frozenset() for _ in range(NUM_SEATS))
     suits = state.deck.effective_suits(state.trump)
     void: list[set[int]] = [set() for _ in range(NUM_SEATS)]
-    for plays in [p for _, p in tricks] + ([trick] if trick else []):
-        led = suits[plays[0][1]]
-        for who, card in plays[1:]:
+    done = [(seats, cards) for _, seats, cards in state.tricks]
+    for seats, cards in done + ([(state.trick_seats, state.trick)] if state.trick else []):
+        led = suits[cards[0]]
+        for who, card in zip(seats[1:], cards[1:]):
             if suits[card] != led:
                 void[who].add(led)
     return tuple(frozenset(v) for v in void)

@@ -40,6 +40,11 @@ standard single-agent RL loop (e.g. sb3-contrib ``MaskablePPO``) can train again
   sees either. A value that is no action id (a string, an id out of range) always raises.
 - The legal-action mask is built once per step: ``observation["action_mask"]``,
   ``info["action_mask"]`` and ``action_masks()`` are views of the same array.
+- ``observation="structured"`` (default ``"absolute"``): the learner's observation is
+  :mod:`euchre_env.structured`'s, and its masks and the ids ``step`` takes are in the canonical
+  frame of the acting seat (``info["suit_order"]``; ``to_absolute_action`` / ``to_canonical_action``
+  convert, ``action_to_str`` reads absolute ids). The opponents are agents and are asked
+  exactly as always (absolute observation and mask), whatever the learner's option.
 - ``reset`` never returns a finished episode: when the learner would get no decision at
   all (e.g. its partner went alone and the hand ended with ``episode="hand"``), a fresh
   deal is drawn; with a scripted ``options["deal"]`` that is an error instead.
@@ -68,12 +73,13 @@ from euchre_env.legal_space import LegalDiscrete
 from euchre_env.observation import Observer
 from euchre_env.rules import Rules, resolve_rules
 from euchre_env.seats import NUM_SEATS, team_of, team_seats
+from euchre_env.structured import CanonicalActions, Frame, make_observer
 
 MAX_REDEALS = 1000  # reset(): fresh deals tried when the learner would get no decision
 ILLEGAL_ACTIONS = ("penalize", "raise")
 
 
-class SingleSeatEnv(gymnasium.Env):
+class SingleSeatEnv(CanonicalActions, gymnasium.Env):
     """One learner seat (or team) against fixed opponents; see the module docstring."""
 
     metadata = {"render_modes": [], "name": "euchre_single_seat_v0"}
@@ -90,6 +96,7 @@ class SingleSeatEnv(gymnasium.Env):
         illegal_action: str = "penalize",
         illegal_reward: float = -1.0,
         max_hands: int | str | None = AUTO,
+        observation: str = "absolute",
         **rule_options: Any,
     ) -> None:
         self.rules = resolve_rules(rules, rule_options)
@@ -118,7 +125,12 @@ class SingleSeatEnv(gymnasium.Env):
         self.illegal_reward = float(illegal_reward)
         self.num_illegal_actions = 0  # illegal attempts since construction (penalize mode)
         self.table = action_table(self.rules)
-        self.observer = Observer(self.rules)
+        self.observer = make_observer(self.rules, observation)  # the learner's (validates the option)
+        self.observation = observation
+        # Opponents are agents: they get the agent protocol's absolute encoding whatever the learner's.
+        self.agent_observer = self.observer if observation == "absolute" else Observer(self.rules)
+        self._frame: Frame | None = None  # structured: the frame of the learner's current decision
+        self._obs: np.ndarray | None = None  # structured: its observation, encoded with the frame
         n = len(self.table)
         self.observation_space = spaces.Dict({
             "observation": spaces.Box(self.observer.low, self.observer.high, dtype=np.float32),
@@ -185,7 +197,7 @@ class SingleSeatEnv(gymnasium.Env):
                 raise ValueError("the scripted deal ends the episode before the learner has a decision")
         else:  # pragma: no cover - needs MAX_REDEALS deals in a row without a learner decision
             raise RuntimeError("no deal gave the learner a decision")
-        self._mask = legal_mask(self.state)
+        self._decide()
         info = self._info([])
         if self._pending_results:
             info["pending_hand_results"] = list(self._pending_results)
@@ -197,6 +209,8 @@ class SingleSeatEnv(gymnasium.Env):
         a = self.table.check_id(action)  # a string or an id out of range: one line saying so
         illegal = self.illegal_action == "penalize" and not self._mask[a]
         if not illegal:
+            if self._frame is not None:
+                a = self._legal_absolute(a, self.state)
             self.state.apply(a)  # raises ValueError listing the legal actions; state unchanged
         self.num_steps += 1
         reward, results = self._pending_reward, self._pending_results
@@ -212,8 +226,9 @@ class SingleSeatEnv(gymnasium.Env):
             self._done, self._ending = True, "max_steps"
         if self._done:
             self._mask = np.zeros(len(self.table), np.int8)
+            self._frame = self._obs = None
         elif not illegal:  # an illegal attempt changed nothing: the decision and its mask stay
-            self._mask = legal_mask(self.state)
+            self._decide()
         truncated = self._done and self._ending != episodes.TERMINATED
         info = self._info(results)
         info["illegal_action"] = illegal
@@ -252,17 +267,28 @@ class SingleSeatEnv(gymnasium.Env):
 
     def _opponent_act(self, seat: int) -> None:
         try:
-            action = ask_agent(self.opponents[seat], self.state, self.observer)
+            action = ask_agent(self.opponents[seat], self.state, self.agent_observer)
         except IllegalActionError as e:
             raise IllegalActionError(f"opponent at seat {seat} ({e.agent}) chose an illegal action: "
                                      f"{illegal_choice(self.state, e.action)}", seat, e.agent, e.action) from None
         self.state.apply(action)
 
+    def _decide(self) -> None:
+        """The mask of the learner's new decision (and, structured, its frame and observation)."""
+        self._mask = legal_mask(self.state)
+        if self.observation == "structured":
+            self._obs, self._frame = self.observer.encode_with_frame(self.state, self.acting_seat)
+            self._mask = self._frame.canonical_mask(self._mask)
+
     def _observe(self) -> dict[str, np.ndarray]:
+        if self._obs is not None:
+            return {"observation": self._obs.copy(), "action_mask": self._mask}
         return {"observation": self.observer.encode(self.state, self.acting_seat), "action_mask": self._mask}
 
     def _info(self, results: list[dict[str, Any]]) -> dict[str, Any]:
         info: dict[str, Any] = {"action_mask": self._mask, "seat": self.acting_seat, "hand_results": results}
+        if self._frame is not None:
+            info["suit_order"] = self._frame.suit_order
         if results:
             info["hand_result"] = results[-1]
             info["scores"] = list(results[-1]["scores"])
@@ -307,6 +333,12 @@ class SingleSeatAEC(AECEnv):
 
     def str_to_action(self, text: str) -> int:
         return self.env.str_to_action(text)
+
+    def to_absolute_action(self, action: int) -> int:
+        return self.env.to_absolute_action(action)
+
+    def to_canonical_action(self, action: int) -> int:
+        return self.env.to_canonical_action(action)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         return {"observation": self.env.observer.encode(self.env.state, self._seats[agent]),
