@@ -76,27 +76,32 @@ def _deal_variants(rules: Rules, rng: np.random.Generator, count: int) -> list[d
     return variants
 
 
+def distinct_encodings(rules: Rules, encode, key, rounds: int, variants: int, continuations: int) -> int:
+    """Random continuations of near-identical deals, every seat's ``encode(state, seat)`` checked against
+    ``key(state, seat)``: equal keys encode alike, different keys differently. Returns the codes seen."""
+    seen: dict[bytes, tuple] = {}
+    keys: dict[tuple, bytes] = {}
+    rng = np.random.default_rng(0)
+    for _ in range(rounds):
+        for deal in _deal_variants(rules, rng, variants):
+            for _ in range(continuations):
+                s = GameState(rules, 0, deal=deal, scores=[int(rng.integers(0, 2)), 0])
+                while not s.hand_over:
+                    for seat in range(4):
+                        code = encode(s, seat).tobytes()
+                        k = key(s, seat)
+                        assert seen.setdefault(code, k) == k, "two information states share an encoding"
+                        assert keys.setdefault(k, code) == code, "one information state, two encodings"
+                    legal = s.legal_actions()
+                    s.apply(legal[rng.integers(len(legal))])
+    return len(seen)
+
+
 @pytest.mark.parametrize(("preset", "kwargs"), CONFIGS)
 def test_different_information_states_never_share_an_encoding(preset, kwargs):
     """Random continuations of near-identical deals: close histories must stay apart."""
     rules = Rules.preset(preset, **kwargs)
-    observer = Observer(rules)
-    seen: dict[bytes, tuple] = {}
-    keys: dict[tuple, bytes] = {}
-    rng = np.random.default_rng(0)
-    for _ in range(4):
-        for deal in _deal_variants(rules, rng, 30):
-            for _ in range(8):
-                s = GameState(rules, 0, deal=deal, scores=[int(rng.integers(0, 2)), 0])
-                while not s.hand_over:
-                    for seat in range(4):
-                        code = observer.encode(s, seat).tobytes()
-                        key = info_state_key(s, seat)
-                        assert seen.setdefault(code, key) == key, "two information states share an encoding"
-                        assert keys.setdefault(key, code) == code, "one information state, two encodings"
-                    legal = s.legal_actions()
-                    s.apply(legal[rng.integers(len(legal))])
-    assert len(seen) > 5000
+    assert distinct_encodings(rules, Observer(rules).encode, info_state_key, 4, 30, 8) > 5000
 
 
 KNOCK_HANDS = [["9C", "TC", "JC", "QC", "KC"], ["AC", "9D", "TD", "JD", "QD"],

@@ -7,7 +7,7 @@ import hashlib
 
 import numpy as np
 import pytest
-from test_observation import _deal_variants, info_state_key
+from test_observation import distinct_encodings, info_state_key
 
 from euchre_env.deals import random_deal
 from euchre_env.decision import legal_mask
@@ -112,24 +112,9 @@ def test_different_information_states_never_share_an_encoding(preset, kwargs):
     """Random continuations of near-identical deals: states not related by a relabelling stay apart, and states
     that are (the same orbit) encode alike."""
     rules = Rules.preset(preset, **kwargs)
-    obs = StructuredObserver(rules)
     frames = colour_relabellings(rules)
-    seen: dict[bytes, tuple] = {}
-    keys: dict[tuple, bytes] = {}
-    rng = np.random.default_rng(0)
-    for _ in range(2):
-        for deal in _deal_variants(rules, rng, 12):
-            for _ in range(4):
-                s = GameState(rules, 0, deal=deal, scores=[int(rng.integers(0, 2)), 0])
-                while not s.hand_over:
-                    for seat in range(4):
-                        code = obs.encode(s, seat).tobytes()
-                        key = _orbit_key(s, seat, frames)
-                        assert seen.setdefault(code, key) == key, "two information states share an encoding"
-                        assert keys.setdefault(key, code) == code, "one information state, two encodings"
-                    legal = s.legal_actions()
-                    s.apply(legal[rng.integers(len(legal))])
-    assert len(seen) > 1000
+    key = lambda s, seat: _orbit_key(s, seat, frames)
+    assert distinct_encodings(rules, StructuredObserver(rules).encode, key, 2, 12, 4) > 1000
 
 
 def _replay(rules: Rules, deal: dict, history: list, swap: dict[int, int] | None = None) -> GameState | None:
