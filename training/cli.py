@@ -7,10 +7,12 @@
     euchre train --config configs/knock.yaml [--set section.key=value ...] [--run-name NAME] [--resume]
 
 An agent spec is whatever ``euchre_env.agents.registry.make_agent`` accepts: ``random``, ``rules``,
-``pimc:50``, or a checkpoint path ending in ``.pt``. Bad input (an unknown agent, preset or
-rules option, a bad value, a bad config or a damaged checkpoint) ends with a one-line message and
-exit status 2; an agent that plays an illegal action, or games that never end, with a one-line
-message and status 1; Ctrl-C with ``euchre: interrupted`` and status 130.
+``pimc:50``, or a checkpoint path ending in ``.pt``. Without ``--preset`` and ``--set``, eval and
+ladder play the rules the checkpoint agents were trained for (knock when there is none). Bad input
+(an unknown agent, preset or rules option, a bad value, a bad config or a damaged checkpoint) ends
+with a one-line message and exit status 2; an agent that plays an illegal action, or games that never
+end, with a one-line message and status 1; Ctrl-C with ``euchre: interrupted`` and status 130 (in
+training, with what was saved and the command that continues).
 """
 
 from __future__ import annotations
