@@ -185,6 +185,8 @@ class StructuredObserver:
         self._candidates = {-1: tuple(range(len(self.frames)))}
         for s in range(NUM_SUITS):
             self._candidates[s] = tuple(i for i, f in enumerate(self.frames) if f.order[0] == s)
+        # reference suit (-1: none) -> the index rows of its candidate frames, gathered in one call per encode
+        self._perms = {ref: self._perm[list(cands)] for ref, cands in self._candidates.items()}
         self._off = {name: off for name, (off, _) in self.layout.items()}
         self._rel = tuple(tuple(relative_seat(s, seat) for s in range(NUM_SEATS)) for seat in range(NUM_SEATS))
         self._scratch = np.zeros(self.size, np.float32)
@@ -251,7 +253,7 @@ class StructuredObserver:
         raw = self._absolute(state, seat)
         ref = state.trump if state.trump >= 0 else (state.upcard_suit if not self.rules.is_bid else -1)
         cands = self._candidates[ref]
-        return cands, raw[self._perm[list(cands)]]
+        return cands, raw[self._perms[ref]]
 
     def _absolute(self, state: GameState, seat: int) -> np.ndarray:
         """Every block in absolute suits (the Observer's, then the derived ones)."""
@@ -271,17 +273,17 @@ class StructuredObserver:
             if winner == 2:
                 ones.append(o["partner_winning"])
         played = [c for _, _, cards in state.tricks for c in cards] + state.trick
-        unseen = np.full(n, self.copies, np.float32)
-        np.subtract.at(unseen, played, 1.0)
-        np.add.at(raw, [o["played"] + c for c in played], 1.0)
-        np.subtract.at(unseen, state.hands[seat], 1.0)
+        if self.copies == 1:
+            ones += [o["played"] + c for c in played]
+        else:
+            raw[o["played"]:o["played"] + n] = np.bincount(played, minlength=n)
+        gone = played + state.hands[seat]  # the copies the seat knows are out of the hidden places
         if state.discarded is not None and state.sees_discard(seat):
-            unseen[state.discarded] -= 1.0
+            gone.append(state.discarded)
         if state.upcard is not None and not state.upcard_taken:
-            unseen[state.upcard] -= 1.0
-        lo = o["unseen"]
-        raw[lo:lo + n] = unseen
-        if state.trump >= 0:
+            gone.append(state.upcard)
+        raw[o["unseen"]:o["unseen"] + n] = self.copies - np.bincount(gone, minlength=n)
+        if played and state.trump >= 0:  # no void is shown before a card is played
             voids = shown_voids(state)
             for s in range(NUM_SEATS):
                 if s != seat:
