@@ -249,7 +249,7 @@ def _run_match(args: argparse.Namespace) -> int:
         specs = [args.agent_a, args.agent_b] if args.command == "eval" else list(args.agents)
         if args.command == "ladder" and len(specs) < 2:
             raise ValueError(f"a ladder needs at least two agents, got {len(specs)}")
-        rules, args.rules_text = match_rules(args.preset, args.options, specs)
+        rules, rules_text = match_rules(args.preset, args.options, specs)
         for spec in dict.fromkeys(specs):
             check_agent(spec, rules)
     except ValueError as exc:
@@ -257,18 +257,18 @@ def _run_match(args: argparse.Namespace) -> int:
     episode, n = ("game", args.games) if args.games else ("hand", args.hands)
     try:
         if args.command == "eval":
-            _run_eval(args, rules, episode, n)
+            _run_eval(args, rules, rules_text, episode, n)
         else:
-            _run_ladder(args, specs, rules, episode, n)
+            _run_ladder(args, specs, rules, rules_text, episode, n)
     except (IllegalActionError, GameTooLongError) as exc:
         _fail(str(exc), status=1)
     return 0
 
 
-def _run_eval(args: argparse.Namespace, rules: Rules, episode: str, n: int) -> None:
+def _run_eval(args: argparse.Namespace, rules: Rules, rules_text: str, episode: str, n: int) -> None:
     result = evaluate(args.agent_a, args.agent_b, rules, n, args.seed, episode, args.workers,
                       progress=args.progress, first=args.first_deal)
-    print(_describe(args.rules_text, args.seed, n, episode))
+    print(_describe(rules_text, args.seed, n, episode))
     print()
     print(match_table([result]))
     if args.out:
@@ -381,9 +381,10 @@ def _interrupted_line(args: argparse.Namespace, run_dir: str, stop: Any) -> str:
     return f"{where}; continue with: {_train_command(args, run_dir, resume=True)}"
 
 
-def _run_ladder(args: argparse.Namespace, specs: list[str], rules: Rules, episode: str, n: int) -> None:
+def _run_ladder(args: argparse.Namespace, specs: list[str], rules: Rules, rules_text: str, episode: str,
+                n: int) -> None:
     result = run_ladder(specs, rules, n, args.seed, episode, args.workers, args.bootstrap, progress=args.progress)
-    print(_describe(args.rules_text, args.seed, n, episode))
+    print(_describe(rules_text, args.seed, n, episode))
     print(f"Ratings: Bradley-Terry on duplicate boards, Elo scale, {result.anchor}; "
           f"intervals from {result.bootstrap} bootstrap resamples of the deals.")
     print()

@@ -287,7 +287,7 @@ class Trainer:
                         rollout = self.selfplay.collect(ppo.rollout_decisions, run.seed, self.update)
                         with guard.finishing(self.update + 1):
                             self._learn(rollout, t0)
-                        bar.advance(self, rollout)
+                            bar.advance(self, rollout)  # before a pending Ctrl-C stops: the bar shows the saved update
                         if self.update == stop_at_update:
                             self.save()
                             self.writer.close()
