@@ -48,7 +48,11 @@ Blocks (``layout`` maps name -> (offset, size)): first every block of the absolu
 - ``trick_number`` (tricks per hand): one-hot of the trick being played (PLAY only);
 - ``leads`` (1): the seat is to lead the trick.
 
-``n`` is the deck's number of card ids (24 for knock). The encoding stays a perfect-recall
+``n`` is the deck's number of card ids (24 for knock). For ``knock`` (834 values), as
+``name offset+size``: the Observer's blocks ``phase 0+12`` .. ``scores 661+2`` (see
+docs/environment.md), then ``current_trick 663+96``, ``led_suit 759+4``, ``winning 763+4``,
+``partner_winning 767+1``, ``played 768+24``, ``unseen 792+24``, ``voids 816+12``,
+``trick_number 828+5``, ``leads 833+1``. The encoding stays a perfect-recall
 information state of the seat (the ``tricks`` block keeps every trick by number), up to the
 colour-preserving relabellings.
 """
