@@ -23,9 +23,9 @@ import zipfile
 from typing import Any
 
 import torch
-from euchre_env.agents.policy import ActorCritic
 
 from euchre_env.actions import action_table
+from euchre_env.agents.policy import ActorCritic
 from euchre_env.observation import Observer
 from euchre_env.rules import Rules
 

@@ -30,7 +30,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from euchre_env.agents.heuristics import count_values
-
 from euchre_env.cards import NUM_SUITS, Deck, follow_suit, trick_winner
 from euchre_env.engine import score_hand
 from euchre_env.rules import Rules

@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 import torch
+
 from euchre_env.agents.checkpoint import CheckpointError, build_model, check_rules, load_checkpoint
 from euchre_env.agents.policy import ActorCritic
-
 from euchre_env.rules import Rules
 
 _MODELS: dict[tuple[str, int, int], tuple[ActorCritic, Rules]] = {}  # (path, mtime, size) -> (network, rules)

@@ -41,12 +41,12 @@ import zlib
 from typing import Any
 
 import numpy as np
+
+from euchre_env.actions import BID, HELP, MOON, NAME, ORDER, PASS, action_table
 from euchre_env.agents.base import require_information_state
 from euchre_env.agents.double_dummy import DoubleDummy, hand_value
 from euchre_env.agents.heuristics import trump_count, weakest_card
 from euchre_env.agents.worlds import WorldSampler, world_deal
-
-from euchre_env.actions import BID, HELP, MOON, NAME, ORDER, PASS, action_table
 from euchre_env.cards import NUM_SUITS, follow_suit
 from euchre_env.engine import GameState, scoring_thresholds
 from euchre_env.infostate import InfoState

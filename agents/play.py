@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import argparse
 
-from euchre_env.agents.registry import make_agent
-
 import euchre_env
+from euchre_env.agents.registry import make_agent
 from euchre_env.rules import PRESETS
 
 

@@ -15,10 +15,9 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
+from euchre_env.actions import BID, GIVE, HELP, MOON, PLAY, action_table
 from euchre_env.agents.base import require_information_state
 from euchre_env.agents.heuristics import alone_losers, best_discard, suit_tables, trick_estimate, upcard_value
-
-from euchre_env.actions import BID, GIVE, HELP, MOON, PLAY, action_table
 from euchre_env.cards import NUM_SUITS, Deck, beats, follow_suit, trick_winner
 from euchre_env.infostate import InfoState
 from euchre_env.phases import Phase

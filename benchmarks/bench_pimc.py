@@ -12,7 +12,6 @@ import statistics
 import time
 
 from euchre_env.agents.pimc import PIMCAgent
-
 from euchre_env.engine import GameState, Phase
 from euchre_env.infostate import information_state
 from euchre_env.rules import Rules

@@ -21,6 +21,7 @@ import tempfile
 import time
 
 import torch
+
 from euchre_env.training.config import load_config
 from euchre_env.training.ppo import ppo_update
 from euchre_env.training.train import Trainer

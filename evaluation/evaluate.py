@@ -16,7 +16,6 @@ from euchre_env.evaluation.match import AgentSpec, Match, spec_name
 from euchre_env.evaluation.pool import play_match
 from euchre_env.evaluation.progress import Progress
 from euchre_env.evaluation.results import MatchResult, summarize
-
 from euchre_env.rules import Rules
 
 # Match and play_match stay importable from here (older scripts and tests import them from this module).

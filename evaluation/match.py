@@ -27,12 +27,12 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
-from euchre_env.agents.registry import make_agent
-from euchre_env.evaluation.seeds import agent_seed, deal_seed
 
+from euchre_env.agents.registry import make_agent
 from euchre_env.decision import IllegalActionError, ask_agent
 from euchre_env.engine import GameState, team_margin
 from euchre_env.episodes import EPISODES
+from euchre_env.evaluation.seeds import agent_seed, deal_seed
 from euchre_env.observation import Observer
 from euchre_env.rules import Rules
 from euchre_env.seats import NUM_SEATS, other_team, team_of

@@ -11,9 +11,10 @@ import sys
 from collections.abc import Iterable
 from typing import Any, TextIO
 
+from tqdm.auto import tqdm
+
 from euchre_env.evaluation.match import DealRecord
 from euchre_env.evaluation.stats import ratio_half_width
-from tqdm.auto import tqdm
 
 # "label  42%|##########              | 420/1000 deals [00:03<00:04, margin +0.131 ±0.045]"
 BAR_FORMAT = "{desc} {percentage:3.0f}%|{bar:24}| {n_fmt}/{total_fmt} {unit} [{elapsed}<{remaining}{postfix}]"

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
+
 from euchre_env.evaluation.ladder import LadderResult
 from euchre_env.evaluation.match import DealRecord
 from euchre_env.evaluation.results import MatchResult

@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
 from euchre_env.evaluation.match import DealRecord, Match, spec_name
 from euchre_env.evaluation.stats import ratio_ci, wilson_interval
-
 from euchre_env.rules import Rules
 
 

@@ -28,10 +28,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from euchre_env.evaluation.evaluate import MatchResult, evaluate
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 
+from euchre_env.evaluation.evaluate import MatchResult, evaluate
 from euchre_env.single_seat import SingleSeatEnv
 
 # readme-end: sb3
@@ -128,9 +128,8 @@ def opponent_spec(text: str) -> str:
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line; a bad value ends it with one line (nothing heavy is needed to check it)."""
     # Imported here, not at the top: docs/integrations.md shows the import block as it is.
-    from euchre_env.training.arguments import OneLineParser, agent_spec, non_negative_int, positive_int
-
     from euchre_env.rules import PRESETS
+    from euchre_env.training.arguments import OneLineParser, agent_spec, non_negative_int, positive_int
 
     parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rules", default="knock", choices=PRESETS, help="rule preset (default: knock)")

@@ -108,9 +108,8 @@ def run(rules: str = "knock", opponent: str = "rules", epochs: int = 10, epoch_s
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line; a bad value ends it with one line (nothing heavy is needed to check it)."""
     # Imported here, not at the top: docs/integrations.md shows the import block as it is.
-    from euchre_env.training.arguments import OneLineParser, agent_spec, non_negative_int, positive_int
-
     from euchre_env.rules import PRESETS
+    from euchre_env.training.arguments import OneLineParser, agent_spec, non_negative_int, positive_int
 
     parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rules", default="knock", choices=PRESETS, help="rule preset (default: knock)")

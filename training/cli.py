@@ -26,10 +26,9 @@ from dataclasses import fields
 from typing import Any, NoReturn
 
 from euchre_env.agents.registry import CHECKPOINT_SUFFIX
+from euchre_env.rules import PRESETS, Rules, option_names
 from euchre_env.training.arguments import OneLineParser, non_negative_int, positive_int
 from euchre_env.training.curves import plot_curves
-
-from euchre_env.rules import PRESETS, Rules, option_names
 
 # The evaluation needs the eval extra (scipy, tqdm): without it, main() says so in one line instead of
 # the console script dying on this import with a traceback.

@@ -15,8 +15,8 @@ from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from typing import Any
 
 import yaml
-from euchre_env.agents.registry import check_spec
 
+from euchre_env.agents.registry import check_spec
 from euchre_env.rules import Rules
 
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import torch
+from torch import nn
+
 from euchre_env.agents.policy import ActorCritic, log_prob_and_entropy
 from euchre_env.training.config import PPOConfig
 from euchre_env.training.selfplay import Rollout
-from torch import nn
 
 
 def advantages(rollout: Rollout, gamma: float, lam: float) -> tuple[np.ndarray, np.ndarray]:

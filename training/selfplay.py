@@ -37,8 +37,8 @@ from typing import Any
 
 import numpy as np
 import torch
-from euchre_env.agents.policy import ActorCritic, sample_actions
 
+from euchre_env.agents.policy import ActorCritic, sample_actions
 from euchre_env.decision import ask_agent
 from euchre_env.engine import GameState, hand_reward, team_margin
 from euchre_env.observation import Observer

@@ -29,6 +29,10 @@ from typing import Any
 import numpy as np
 import torch
 import yaml
+from torch.utils.tensorboard import SummaryWriter
+from tqdm.auto import tqdm
+
+from euchre_env.actions import action_table
 from euchre_env.agents.checkpoint import (
     CheckpointError,
     build_model,
@@ -42,15 +46,11 @@ from euchre_env.agents.policy import ActorCritic
 from euchre_env.agents.registry import make_agent
 from euchre_env.evaluation import MatchResult, evaluate
 from euchre_env.evaluation.progress import progress_bar
+from euchre_env.observation import Observer
 from euchre_env.training.config import TrainConfig
 from euchre_env.training.imitation import clone
 from euchre_env.training.ppo import ppo_update
 from euchre_env.training.selfplay import PAST, SELF, SelfPlay
-from torch.utils.tensorboard import SummaryWriter
-from tqdm.auto import tqdm
-
-from euchre_env.actions import action_table
-from euchre_env.observation import Observer
 
 # What --resume may change: how long to train, and how to evaluate at the end.
 RESUMABLE_CHANGES = ("run.total_decisions", "run.max_minutes", "final_eval", "eval.workers")
