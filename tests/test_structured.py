@@ -139,6 +139,7 @@ def test_hidden_cards_never_change_the_encoding(preset, kwargs):
     obs = StructuredObserver(rules)
     rng = np.random.default_rng(3)
     checked = 0
+    kinds: set[str] = set()
     for _ in range(150):
         full = random_deal(rules, rng, int(rng.integers(4)))
         kitty = full.pop("kitty")
@@ -153,12 +154,12 @@ def test_hidden_cards_never_change_the_encoding(preset, kwargs):
         hands = [list(h) for h in full["hands"]]
         played = [c for _, _, cards in a.tricks for c in cards] + a.trick
         x, y = (int(v) for v in rng.choice(others, 2, replace=False))
-        kind = int(rng.integers(3))
+        kind = int(rng.integers(3)) if kitty else 0  # Bid Euchre deals every card: no kitty, no discard to hide
         swap = None
         if kind == 0:  # two other seats exchange a card neither has played
             i, j = int(rng.integers(len(hands[x]))), int(rng.integers(len(hands[y])))
             hands[x][i], hands[y][j] = hands[y][j], hands[x][i]
-        elif kitty:  # an other seat's card and a kitty card exchange (or the unseen discard becomes a kitty card)
+        else:  # an other seat's card and a kitty card exchange (or the unseen discard becomes a kitty card)
             k = int(rng.choice(kitty))
             if kind == 2 and a.discarded in hands[a.dealer] and a.dealer != seat:
                 x, swap = a.dealer, {a.discarded: k}
@@ -173,7 +174,9 @@ def test_hidden_cards_never_change_the_encoding(preset, kwargs):
             continue
         assert np.array_equal(obs.encode(a, seat), obs.encode(b, seat))
         checked += 1
+        kinds.add("discard" if swap else "hands" if kind == 0 else "kitty")
     assert checked > 40
+    assert kinds == ({"hands"} if rules.is_bid else {"hands", "kitty", "discard"})
 
 
 @pytest.mark.parametrize(("preset", "kwargs"), CONFIGS, ids=IDS)

@@ -3,6 +3,7 @@ shows canonical masks and takes canonical ids, and the single-seat env's opponen
 
 from __future__ import annotations
 
+import pickle
 import warnings
 
 import numpy as np
@@ -36,6 +37,13 @@ def test_check_env_passes_structured(preset, kwargs):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         env_checker.check_env(SingleSeatEnv(preset, observation="structured", **kwargs), skip_render_check=True)
+
+
+def test_pickled_envs_keep_the_option():
+    env = pickle.loads(pickle.dumps(euchre_env.env(rules="bid", observation="structured")))
+    assert env.unwrapped.observation == "structured" and isinstance(env.unwrapped.observer, StructuredObserver)
+    single = pickle.loads(pickle.dumps(SingleSeatEnv("knock", observation="structured")))
+    assert single.observation == "structured" and isinstance(single.agent_observer, Observer)
 
 
 def test_bad_option_is_one_line():
