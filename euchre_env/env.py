@@ -150,8 +150,8 @@ class raw_env(CanonicalActions, AECEnv, EzPickle):
         return information_state(self.game, self.agent_name_mapping[agent])
 
     def legal_actions(self) -> list[int]:
-        """Legal action ids of the agent to act (empty at the end)."""
-        return list(self.game.legal_actions()) if self.game is not None else []
+        """Legal ids of the agent to act, as ``step`` takes them (canonical when structured; empty at the end)."""
+        return self._accepted(list(self.game.legal_actions())) if self.game is not None else []
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.agent_name_mapping[agent]

@@ -154,7 +154,8 @@ class SingleSeatEnv(CanonicalActions, gymnasium.Env):
         return self._mask.view(bool)
 
     def legal_actions(self) -> list[int]:
-        return list(self.state.legal_actions()) if self.state is not None and not self._done else []
+        """The learner's legal ids as ``step`` takes them (canonical when structured)."""
+        return self._accepted(list(self.state.legal_actions())) if self.state is not None and not self._done else []
 
     def action_to_str(self, action: int) -> str:
         return self.table.to_str(action)

@@ -343,6 +343,10 @@ class CanonicalActions:
         a = self.table.check_id(action)
         return self._decision_frame().to_canonical_action(a) if self.observation == "structured" else a
 
+    def _accepted(self, legal: list[int]) -> list[int]:
+        """``legal`` absolute ids as the ids the env accepts now (canonical when structured), ascending."""
+        return sorted(self._frame.to_canonical_action(a) for a in legal) if self._frame is not None else legal
+
     def _legal_absolute(self, action: int, state: GameState) -> int:
         """The absolute id of the canonical id ``action``; ValueError in canonical ids when it is not legal."""
         frame = self._decision_frame()

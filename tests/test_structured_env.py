@@ -90,6 +90,7 @@ def test_structured_steps_apply_the_mapped_absolute_action(preset, kwargs):
         assert np.array_equal(obs["observation"], vec) and info["suit_order"] == frame.suit_order == env.suit_order
         assert np.array_equal(obs["action_mask"], frame.canonical_mask(legal_mask(env.game)))
         assert np.array_equal(info["action_mask"], obs["action_mask"])
+        assert env.legal_actions() == np.flatnonzero(obs["action_mask"]).tolist()
         other = env.possible_agents[(seat + 1) % 4]
         assert np.array_equal(env.observe(other)["observation"], enc.encode(env.game, (seat + 1) % 4))
         a = int(rng.choice(np.flatnonzero(obs["action_mask"])))
@@ -131,6 +132,7 @@ def test_single_seat_structured_learner_and_absolute_opponents():
         vec, frame = enc.encode_with_frame(state, env.acting_seat)
         assert np.array_equal(obs["observation"], vec) and info["suit_order"] == frame.suit_order
         assert np.array_equal(env.action_masks(), frame.canonical_mask(legal_mask(state)).view(bool))
+        assert env.legal_actions() == np.flatnonzero(env.action_masks()).tolist()
         a = int(rng.choice(np.flatnonzero(obs["action_mask"])))
         expected = env.to_absolute_action(a)
         before, hand = len(state.history), state.hand_number
