@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
+import euchre_env
+from euchre_env import GameState, Rules
 from euchre_env.agents import rule_based
 from euchre_env.agents.random_agent import RandomAgent
 from euchre_env.agents.registry import make_agent
 from euchre_env.agents.rule_based import RuleBasedAgent
-
-import euchre_env
-from euchre_env import GameState, Rules
 from euchre_env.infostate import information_state
 
 # ============================================================================ helpers

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from euchre_env.agents.heuristics import (
     alone_losers,
     best_discard,
@@ -13,7 +14,6 @@ from euchre_env.agents.heuristics import (
     upcard_value,
     weakest_card,
 )
-
 from euchre_env.rules import Rules
 
 HEARTS = 2  # suit index of "CDHS"

@@ -9,13 +9,12 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+import euchre_env  # noqa: E402
+from euchre_env.actions import action_table  # noqa: E402
 from euchre_env.agents.checkpoint import CheckpointError, model_payload, save_checkpoint  # noqa: E402
 from euchre_env.agents.neural import NeuralAgent  # noqa: E402
 from euchre_env.agents.policy import ActorCritic  # noqa: E402
 from euchre_env.agents.registry import make_agent  # noqa: E402
-
-import euchre_env  # noqa: E402
-from euchre_env.actions import action_table  # noqa: E402
 from euchre_env.observation import Observer  # noqa: E402
 from euchre_env.rules import Rules  # noqa: E402
 

@@ -6,12 +6,12 @@ import subprocess
 import sys
 
 import pytest
+
+from euchre_env.agent_specs import UnknownAgentSpec
 from euchre_env.agents.pimc import PIMCAgent
 from euchre_env.agents.random_agent import RandomAgent
 from euchre_env.agents.registry import agent_names, check_spec, make_agent
 from euchre_env.agents.rule_based import RuleBasedAgent
-
-from euchre_env.agent_specs import UnknownAgentSpec
 
 BAD = [
     ("pimc:0", ValueError, "agent spec 'pimc:0': worlds must be at least 1, got 0"),

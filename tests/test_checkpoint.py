@@ -8,6 +8,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from euchre_env.actions import action_table  # noqa: E402
 from euchre_env.agents.checkpoint import (  # noqa: E402
     CheckpointError,
     build_model,
@@ -16,8 +17,6 @@ from euchre_env.agents.checkpoint import (  # noqa: E402
     save_checkpoint,
 )
 from euchre_env.agents.policy import ActorCritic  # noqa: E402
-
-from euchre_env.actions import action_table  # noqa: E402
 from euchre_env.observation import Observer  # noqa: E402
 from euchre_env.rules import Rules  # noqa: E402
 

@@ -12,12 +12,12 @@ import sys
 
 import pytest
 import yaml
+
 from euchre_env.evaluation import Match
 from euchre_env.evaluation.pool import _init_worker
+from euchre_env.rules import Rules
 from euchre_env.training import cli
 from euchre_env.training.cli import main, parse_options
-
-from euchre_env.rules import Rules
 
 TINY = os.path.join(os.path.dirname(__file__), "..", "configs", "tiny.yaml")
 

@@ -6,9 +6,9 @@ import copy
 
 import numpy as np
 import pytest
+
 from euchre_env.agents.double_dummy import DoubleDummy, hand_value
 from euchre_env.agents.heuristics import trump_count
-
 from euchre_env.engine import GameState, Phase, team_of
 from euchre_env.rules import Rules
 

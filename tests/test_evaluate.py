@@ -8,6 +8,11 @@ import math
 
 import numpy as np
 import pytest
+from scipy import stats
+
+from euchre_env.actions import ActionTable
+from euchre_env.cards import trick_winner
+from euchre_env.engine import GameState, Phase
 from euchre_env.evaluation import MatchResult, evaluate, run_ladder
 from euchre_env.evaluation.match import GameTooLongError, IllegalActionError, hand_deal
 from euchre_env.evaluation.progress import Progress, RunningMargin
@@ -20,11 +25,6 @@ from euchre_env.evaluation.stats import (
     t_quantile,
     wilson_interval,
 )
-from scipy import stats
-
-from euchre_env.actions import ActionTable
-from euchre_env.cards import trick_winner
-from euchre_env.engine import GameState, Phase
 from euchre_env.rules import Rules
 
 KNOCK = Rules.preset("knock")

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
 from euchre_env.agents.pimc import PIMCAgent
 from euchre_env.agents.registry import make_agent
-from euchre_env.evaluation.evaluate import Match, play_match
-
 from euchre_env.cards import follow_suit
 from euchre_env.engine import GameState
+from euchre_env.evaluation.evaluate import Match, play_match
 from euchre_env.infostate import information_state
 from euchre_env.phases import Phase
 from euchre_env.rules import Rules

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from euchre_env.agents.play import main, play_game
 
 

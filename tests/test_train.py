@@ -17,13 +17,12 @@ from euchre_env.agents.neural import NeuralAgent  # noqa: E402
 from euchre_env.agents.policy import ActorCritic, sample_actions  # noqa: E402
 from euchre_env.agents.registry import make_agent  # noqa: E402
 from euchre_env.evaluation import evaluate  # noqa: E402
+from euchre_env.rules import Rules  # noqa: E402
 from euchre_env.training.cli import main  # noqa: E402
 from euchre_env.training.config import load_config  # noqa: E402
 from euchre_env.training.ppo import advantages  # noqa: E402
 from euchre_env.training.selfplay import Rollout, SelfPlay  # noqa: E402
 from euchre_env.training.train import Trainer  # noqa: E402
-
-from euchre_env.rules import Rules  # noqa: E402
 
 torch.set_num_threads(1)  # tiny networks: threads only add overhead, and CI machines are small
 
@@ -171,11 +170,10 @@ def test_advantages_follow_each_seat_sequence():
 
 
 def test_behaviour_cloning_learns_the_teacher():
-    from euchre_env.training.config import PretrainConfig
-    from euchre_env.training.imitation import clone
-
     from euchre_env.actions import action_table
     from euchre_env.observation import Observer
+    from euchre_env.training.config import PretrainConfig
+    from euchre_env.training.imitation import clone
 
     rules = Rules.preset("knock")
     torch.manual_seed(0)

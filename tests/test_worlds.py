@@ -8,8 +8,8 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from euchre_env.agents.worlds import WorldSampler, world_deal
 
+from euchre_env.agents.worlds import WorldSampler, world_deal
 from euchre_env.engine import GameState, Phase
 from euchre_env.infostate import information_state
 from euchre_env.rules import Rules
