@@ -17,12 +17,12 @@ from torch import nn
 ILLEGAL_LOGIT = -1e9  # finite, so that 0 * logit stays 0 in the entropy (inf would give nan)
 
 
-def _mlp(sizes: list[int], out: int, out_gain: float) -> nn.Sequential:
+def _layers(sizes: list[int], out: int, out_gain: float) -> list[nn.Module]:
     layers: list[nn.Module] = []
     for a, b in itertools.pairwise(sizes):
         layers += [_init(nn.Linear(a, b), 2**0.5), nn.Tanh()]
     layers.append(_init(nn.Linear(sizes[-1], out), out_gain))
-    return nn.Sequential(*layers)
+    return layers
 
 
 def _init(layer: nn.Linear, gain: float) -> nn.Linear:
@@ -32,22 +32,52 @@ def _init(layer: nn.Linear, gain: float) -> nn.Linear:
     return layer
 
 
+class PolicyNet(nn.Sequential):
+    """The actor: ``[batch, obs_size]`` observations -> ``[batch, num_actions]`` logits.
+
+    It is all that plays a checkpoint: a :class:`~euchre_env.agents.neural.NeuralAgent` holds a
+    PolicyNet and nothing of the critic, so nothing it holds could have seen hidden cards.
+    """
+
+    def __init__(self, obs_size: int, num_actions: int, hidden: list[int]) -> None:
+        super().__init__(*_layers([obs_size, *hidden], num_actions, 0.01))  # near-uniform first policy
+        self.obs_size = obs_size
+        self.num_actions = num_actions
+        self.hidden = list(hidden)
+
+    def masked_logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        return torch.where(mask, self(obs), ILLEGAL_LOGIT)
+
+
+class ValueNet(nn.Sequential):
+    """The critic: ``[batch, input_size]`` -> ``[batch]`` values (training only)."""
+
+    def __init__(self, input_size: int, hidden: list[int]) -> None:
+        super().__init__(*_layers([input_size, *hidden], 1, 1.0))
+        self.input_size = input_size
+
+    def value(self, x: torch.Tensor) -> torch.Tensor:
+        return self(x).squeeze(-1)
+
+
 class ActorCritic(nn.Module):
-    """``logits, value = model(obs, mask)``; ``obs`` is ``[batch, obs_size]``, ``mask`` ``[batch, actions]``."""
+    """``logits, value = model(obs, mask)``; ``obs`` is ``[batch, obs_size]``, ``mask`` ``[batch, actions]``.
+
+    The trainer's pair of networks; ``actor`` (a :class:`PolicyNet`) is what a checkpoint plays.
+    """
 
     def __init__(self, obs_size: int, num_actions: int, hidden: list[int]) -> None:
         super().__init__()
         self.obs_size = obs_size
         self.num_actions = num_actions
-        sizes = [obs_size, *hidden]
-        self.actor = _mlp(sizes, num_actions, 0.01)  # near-uniform first policy
-        self.critic = _mlp(sizes, 1, 1.0)
+        self.actor = PolicyNet(obs_size, num_actions, hidden)
+        self.critic = ValueNet(obs_size, hidden)
 
     def masked_logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-        return torch.where(mask, self.actor(obs), ILLEGAL_LOGIT)
+        return self.actor.masked_logits(obs, mask)
 
     def value(self, obs: torch.Tensor) -> torch.Tensor:
-        return self.critic(obs).squeeze(-1)
+        return self.critic.value(obs)
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         return self.masked_logits(obs, mask), self.value(obs)
