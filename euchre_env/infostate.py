@@ -4,17 +4,22 @@
 seat has seen: its own cards, every call, its own discard (dealer) or exchange (help
 partners), every card played and by whom, and the voids other seats have shown by
 failing to follow suit. Hidden cards never enter it, so an agent that only reads an
-``InfoState`` cannot cheat.
+``InfoState`` cannot cheat. It holds everything the observation encoders read for the
+seat, so they can encode from it too (``euchre_env.seat_view``).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from euchre_env.engine import GameState
 from euchre_env.phases import Phase
 from euchre_env.rules import Rules
 from euchre_env.seats import NUM_SEATS
+
+if TYPE_CHECKING:  # seat_view builds on InfoState: a runtime import would be circular
+    from euchre_env.seat_view import SeatView
 
 
 @dataclass(frozen=True)
@@ -47,6 +52,11 @@ class InfoState:
     legal_actions: tuple[int, ...]
     hand_sizes: tuple[int, ...] = ()  # cards each seat holds now (public: everyone sees them)
     voids: tuple[frozenset[int], ...] = field(default=())  # per seat, effective suits shown void
+    # The public facts the observation encoders read beyond the fields above (seat_view.SeatView):
+    call_actions: tuple[tuple[Phase, int, int], ...] = ()  # (phase, seat, action id) of each of ``calls``
+    turned_down: bool = False  # all four passed the up-card
+    games_won: tuple[int, int] = (0, 0)  # rubbers: games each team has won
+    rubber_points: tuple[int, int] = (0, 0)
 
     @property
     def played(self) -> list[int]:
@@ -58,11 +68,9 @@ class InfoState:
 def information_state(state: GameState, seat: int) -> InfoState:
     """The structured view of ``seat``; nothing in it depends on another seat's hidden cards."""
     t = state.table
-    calls = []
-    for phase, who, action in state.history:
-        if phase in (Phase.PLAY, Phase.DISCARD, Phase.GIVE, Phase.GIVE_BACK):
-            continue
-        calls.append((who, t.strings[action]))
+    # Play, discards and the help exchange are not calls (the last two are hidden from most seats).
+    call_actions = tuple((phase, who, action) for phase, who, action in state.history
+                         if phase not in (Phase.PLAY, Phase.DISCARD, Phase.GIVE, Phase.GIVE_BACK))
     sees_exchange = state.sees_exchange(seat)
     tricks = tuple((w, tuple(zip(seats, cards))) for w, seats, cards in state.tricks)
     trick = tuple(zip(state.trick_seats, state.trick))
@@ -77,7 +85,7 @@ def information_state(state: GameState, seat: int) -> InfoState:
         upcard=state.upcard,
         upcard_suit=state.upcard_suit,
         upcard_taken=state.upcard_taken,
-        calls=tuple(calls),
+        calls=tuple((who, t.strings[action]) for _, who, action in call_actions),
         trump=state.trump,
         maker=state.maker,
         maker_alone=state.maker_alone,
@@ -95,10 +103,14 @@ def information_state(state: GameState, seat: int) -> InfoState:
         legal_actions=tuple(state.legal_actions()) if state.current_player == seat else (),
         hand_sizes=tuple(len(h) for h in state.hands),
         voids=shown_voids(state),
+        call_actions=call_actions,
+        turned_down=state.turned_down,
+        games_won=(state.games_won[0], state.games_won[1]),
+        rubber_points=(state.rubber_points[0], state.rubber_points[1]),
     )
 
 
-def shown_voids(state: GameState) -> tuple[frozenset[int], ...]:
+def shown_voids(state: GameState | SeatView) -> tuple[frozenset[int], ...]:
     """Per seat, the effective suits it has shown it lacks, by not following the suit led.
 
     Shared by :class:`InfoState` and the structured observation. With ``renege="penalize"``

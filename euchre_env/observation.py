@@ -20,13 +20,14 @@ from euchre_env.actions import action_table
 from euchre_env.engine import GameState
 from euchre_env.phases import Phase
 from euchre_env.rules import Rules
+from euchre_env.seat_view import SeatView
 from euchre_env.seats import NUM_SEATS, other_team, relative_seat, team_of
 
 SCORE_BOUND = 8.0  # scores are encoded as score / game_target, clipped to +-SCORE_BOUND
 
 
 class Observer:
-    """Encodes a :class:`GameState` for one seat under a fixed rule set."""
+    """Encodes a :class:`GameState` (or a :class:`~euchre_env.seat_view.SeatView`) for one seat under fixed rules."""
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
@@ -96,7 +97,7 @@ class Observer:
         # [trick][relative seat] -> offset of that seat's card one-hot
         self._card_at = tuple(tuple(at + NUM_SEATS + q * n for q in range(NUM_SEATS)) for at in self._leader_at)
 
-    def encode(self, state: GameState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+    def encode(self, state: GameState | SeatView, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         """The observation of ``seat``; written into ``out`` when given."""
         if out is None:
             out = np.zeros(self.size, np.float32)

@@ -72,6 +72,7 @@ from euchre_env.infostate import shown_voids
 from euchre_env.observation import Observer
 from euchre_env.phases import Phase
 from euchre_env.rules import Rules
+from euchre_env.seat_view import SeatView
 from euchre_env.seats import NUM_SEATS, relative_seat
 
 OBSERVATIONS = ("absolute", "structured")
@@ -150,7 +151,8 @@ def colour_relabellings(rules: Rules) -> tuple[Frame, ...]:
 
 
 class StructuredObserver:
-    """Encodes a :class:`GameState` for one seat in its canonical suit frame; see the module docstring."""
+    """Encodes a :class:`GameState` (or a :class:`~euchre_env.seat_view.SeatView`) for one seat in its canonical
+    suit frame; see the module docstring."""
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
@@ -227,11 +229,11 @@ class StructuredObserver:
         return src
 
     # ---------------------------------------------------------------- encoding
-    def encode(self, state: GameState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+    def encode(self, state: GameState | SeatView, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         """The structured observation of ``seat``; written into ``out`` when given."""
         return self.encode_with_frame(state, seat, out)[0]
 
-    def encode_with_frame(self, state: GameState, seat: int, out: np.ndarray | None = None
+    def encode_with_frame(self, state: GameState | SeatView, seat: int, out: np.ndarray | None = None
                           ) -> tuple[np.ndarray, Frame]:
         """The observation of ``seat`` and the frame it is in (the frame of that seat's actions)."""
         cands, rows = self._rows(state, seat)
@@ -242,24 +244,24 @@ class StructuredObserver:
             out[:] = rows[best]
         return out, self.frames[cands[best]]
 
-    def canonical_frames(self, state: GameState, seat: int) -> list[Frame]:
+    def canonical_frames(self, state: GameState | SeatView, seat: int) -> list[Frame]:
         """Every frame giving the canonical encoding: more than one only at a symmetry of the seat's state."""
         cands, rows = self._rows(state, seat)
         best = rows[_largest(rows)]
         return [self.frames[c] for c, row in zip(cands, rows) if np.array_equal(row, best)]
 
-    def frame(self, state: GameState, seat: int) -> Frame:
+    def frame(self, state: GameState | SeatView, seat: int) -> Frame:
         """The canonical frame of ``seat`` now."""
         return self.encode_with_frame(state, seat)[1]
 
-    def _rows(self, state: GameState, seat: int) -> tuple[tuple[int, ...], np.ndarray]:
+    def _rows(self, state: GameState | SeatView, seat: int) -> tuple[tuple[int, ...], np.ndarray]:
         """The candidate frames and the encoding in each (one row per candidate)."""
         raw = self._absolute(state, seat)
         ref = state.trump if state.trump >= 0 else (state.upcard_suit if not self.rules.is_bid else -1)
         cands = self._candidates[ref]
         return cands, raw[self._perms[ref]]
 
-    def _absolute(self, state: GameState, seat: int) -> np.ndarray:
+    def _absolute(self, state: GameState | SeatView, seat: int) -> np.ndarray:
         """Every block in absolute suits (the Observer's, then the derived ones)."""
         raw = self._scratch
         base = self.base.size
