@@ -61,26 +61,32 @@ class ValueNet(nn.Sequential):
 
 
 class ActorCritic(nn.Module):
-    """``logits, value = model(obs, mask)``; ``obs`` is ``[batch, obs_size]``, ``mask`` ``[batch, actions]``.
+    """``logits, value = model(obs, mask, extra)``: ``obs`` ``[batch, obs_size]``, ``mask`` ``[batch, actions]``,
+    ``extra`` ``[batch, critic_extra]``.
 
-    The trainer's pair of networks; ``actor`` (a :class:`PolicyNet`) is what a checkpoint plays.
+    The trainer's pair of networks; ``actor`` (a :class:`PolicyNet`) is what a checkpoint plays and sees
+    ``obs`` only. The critic sees ``obs`` followed by ``critic_extra`` privileged features (the trainer's
+    oracle: hidden cards the seat cannot see; 0 for a critic on the seat's observation alone). The critic
+    only shapes the advantages during training, so what it knows never reaches play.
     """
 
-    def __init__(self, obs_size: int, num_actions: int, hidden: list[int]) -> None:
+    def __init__(self, obs_size: int, num_actions: int, hidden: list[int], critic_extra: int = 0) -> None:
         super().__init__()
         self.obs_size = obs_size
         self.num_actions = num_actions
+        self.critic_extra = critic_extra
         self.actor = PolicyNet(obs_size, num_actions, hidden)
-        self.critic = ValueNet(obs_size, hidden)
+        self.critic = ValueNet(obs_size + critic_extra, hidden)
 
     def masked_logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         return self.actor.masked_logits(obs, mask)
 
-    def value(self, obs: torch.Tensor) -> torch.Tensor:
-        return self.critic.value(obs)
+    def value(self, obs: torch.Tensor, extra: torch.Tensor) -> torch.Tensor:
+        return self.critic.value(torch.cat([obs, extra], dim=-1))
 
-    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        return self.masked_logits(obs, mask), self.value(obs)
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor, extra: torch.Tensor
+                ) -> tuple[torch.Tensor, torch.Tensor]:
+        return self.masked_logits(obs, mask), self.value(obs, extra)
 
 
 def sample_actions(

@@ -157,7 +157,8 @@ def test_advantages_follow_each_seat_sequence():
     # Two interleaved sequences: 0 -> 2 -> 3 (reward 1 at the end) and 1 (reward -2).
     r = Rollout(obs=np.zeros((4, 1), np.float32), mask=np.ones((4, 2), bool), action=np.zeros(4, np.int64),
                 log_prob=np.zeros(4, np.float32), value=np.array([0.5, 0.1, 0.2, 0.4], np.float32),
-                reward=np.array([0, -2, 0, 1], np.float32), next_index=np.array([2, -1, 3, -1]))
+                reward=np.array([0, -2, 0, 1], np.float32), next_index=np.array([2, -1, 3, -1]),
+                extra=np.zeros((4, 0), np.float32))
     adv, ret = advantages(r, gamma=1.0, lam=0.5)
     d3 = 1 - 0.4
     d2 = 0.4 - 0.2
@@ -247,7 +248,8 @@ def test_resume_continues_exactly(trained):
     b = load_checkpoint(str(root / "split" / "checkpoints" / "latest.pt"))
     for key in ("update", "decisions", "hands", "best_margin"):
         assert a["counters"][key] == b["counters"][key], key
-    assert all(torch.equal(a["model"][k], b["model"][k]) for k in a["model"])
+    for part in ("actor", "critic"):  # the actor's weights and the critic's
+        assert all(torch.equal(a[part][k], b[part][k]) for k in a[part]), part
     assert a["league"] == b["league"]
     # the resumed run, too, keeps only the snapshot files its latest.pt names
     league = sorted(os.listdir(root / "split" / "checkpoints" / "league"))
@@ -305,7 +307,7 @@ def test_damaged_and_foreign_checkpoints_fail_clearly(trained, tmp_path):
 def test_an_interrupted_write_keeps_the_previous_checkpoint(tmp_path, monkeypatch):
     path = tmp_path / "latest.pt"
     model = ActorCritic(663, 40, [4])
-    save_checkpoint(model_payload(model, Rules.preset("knock"), [4]), str(path))
+    save_checkpoint(model_payload(model.actor, Rules.preset("knock")), str(path))
     before = path.read_bytes()
 
     def dies_halfway(obj, f):

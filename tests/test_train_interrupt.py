@@ -43,8 +43,9 @@ def interrupt_collect_at(monkeypatch, update: int) -> None:
 
 
 def weights(path) -> tuple[dict, dict]:
+    """The actor's and the critic's weights (one dict, keys prefixed) and the counters of a checkpoint."""
     data = load_checkpoint(str(path))
-    return data["model"], data["counters"]
+    return {f"{part}.{k}": v for part in ("actor", "critic") for k, v in data[part].items()}, data["counters"]
 
 
 def test_ctrl_c_in_a_collection_saves_the_last_update_and_resumes_exactly(tmp_path, monkeypatch):

@@ -18,6 +18,7 @@ import yaml
 
 from euchre_env.agents.registry import check_spec
 from euchre_env.rules import Rules
+from euchre_env.structured import OBSERVATIONS
 
 
 @dataclass
@@ -38,6 +39,16 @@ class RulesConfig:
 @dataclass
 class ModelConfig:
     hidden: list[int] = field(default_factory=lambda: [256, 256])
+    # What the actor sees: the env's "absolute" or "structured" observation (canonical suit frame).
+    observation: str = "structured"
+    # What the critic sees: "seat" (the actor's observation) or "oracle" (that plus every hidden card and who
+    # holds the other team, training/oracle.py). The critic is not played, so it may see what the actor may not.
+    critic: str = "oracle"
+
+
+# The values of model keys added after runs were saved: a run's config that lacks one was trained with this.
+PREDATING = {"model": {"observation": "absolute", "critic": "seat"}}
+CRITICS = ("oracle", "seat")
 
 
 @dataclass
@@ -133,6 +144,8 @@ class TrainConfig:
         _positive("ppo.lr", p.lr)
         if not self.model.hidden or any(not isinstance(h, int) or h < 1 for h in self.model.hidden):
             raise ValueError(f"config model.hidden must be a non-empty list of positive ints, got {self.model.hidden}")
+        _choice("model.observation", self.model.observation, OBSERVATIONS)
+        _choice("model.critic", self.model.critic, CRITICS)
         if not 0 <= p.gamma <= 1 or not 0 <= p.gae_lambda <= 1:
             raise ValueError("config ppo.gamma and ppo.gae_lambda must lie in [0, 1]")
         if not lg.mix or any(not isinstance(w, (int, float)) or w < 0 for w in lg.mix.values()):
@@ -155,6 +168,25 @@ class TrainConfig:
 def _positive(name: str, value: Any) -> None:
     if value <= 0:
         raise ValueError(f"config {name} must be positive, got {value!r}")
+
+
+def _choice(name: str, value: str, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        raise ValueError(f"config {name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
+
+
+def with_predating_defaults(data: dict[str, Any]) -> dict[str, Any]:
+    """A saved run's config (a dict, as ``config.yaml`` or a checkpoint holds it) with the keys it predates
+    filled in as runs had them then: an old run resumes as what it was, not as a change to today's defaults."""
+    if not isinstance(data, dict):
+        return data  # from_dict says what is wrong with it
+    data = copy.deepcopy(data)
+    for section, keys in PREDATING.items():
+        saved = data.setdefault(section, {})
+        if isinstance(saved, dict):  # anything else is an error that from_dict names
+            for key, value in keys.items():
+                saved.setdefault(key, value)
+    return data
 
 
 def _merge(target: Any, data: Any, prefix: str) -> None:
@@ -191,8 +223,11 @@ def _checked(name: str, current: Any, value: Any) -> Any:
     return copy.deepcopy(value)
 
 
-def load_config(path: str | None = None, overrides: list[str] = ()) -> TrainConfig:
-    """The config of a YAML file (or the defaults) with ``section.key=value`` overrides applied."""
+def load_config(path: str | None = None, overrides: list[str] = (), saved_run: bool = False) -> TrainConfig:
+    """The config of a YAML file (or the defaults) with ``section.key=value`` overrides applied.
+
+    ``saved_run``: the file is a run's own ``config.yaml`` (a resume), read with :func:`with_predating_defaults`.
+    """
     data: dict[str, Any] = {}
     if path is not None:
         try:
@@ -202,6 +237,8 @@ def load_config(path: str | None = None, overrides: list[str] = ()) -> TrainConf
             raise ValueError(f"cannot read config {path!r}: {e.strerror}") from None
         except yaml.YAMLError as e:
             raise ValueError(f"config {path!r} is not valid YAML: {e}") from None
+        if saved_run:
+            data = with_predating_defaults(data)
     for item in overrides:
         key, sep, text = item.partition("=")
         if not sep or not key:

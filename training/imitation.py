@@ -2,10 +2,12 @@
 
 The teacher (an agent spec, normally ``rules``) plays all four seats of lockstep games
 (:meth:`SelfPlay.collect` with ``teacher=``); its decisions are recorded like the learner's.
-The actor learns the teacher's choices (cross-entropy over the masked logits) and the critic
-the hand results that followed (the Monte Carlo return along each seat's decisions). PPO then
-starts from a policy that plays like the teacher and a value function that already knows what
-hands are worth, instead of from uniform play.
+The actor learns the teacher's choices (cross-entropy over the masked logits; with the structured
+observation, choices and masks are in the seat's canonical frame, as the actor sees them) and the
+critic (on its own input, the oracle's features included) the hand results that followed (the
+Monte Carlo return along each seat's decisions). PPO then starts from a policy that plays like
+the teacher and a value function that already knows what hands are worth, instead of from
+uniform play.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ def clone(model: ActorCritic, demos: Rollout, cfg: PretrainConfig, generator: to
     running accuracy of the epoch.
     """
     _, returns = advantages(demos, gamma=1.0, lam=1.0)
-    obs, mask = torch.from_numpy(demos.obs), torch.from_numpy(demos.mask)
+    obs, mask, extra = torch.from_numpy(demos.obs), torch.from_numpy(demos.mask), torch.from_numpy(demos.extra)
     actions, ret = torch.from_numpy(demos.action), torch.from_numpy(returns)
     optimizer = torch.optim.Adam(model.parameters(), lr=cfg.lr, eps=1e-5)
     n = len(demos)
@@ -43,7 +45,7 @@ def clone(model: ActorCritic, demos: Rollout, cfg: PretrainConfig, generator: to
             order = torch.randperm(n, generator=generator)
             for start in range(0, n, cfg.minibatch_size):
                 mb = order[start:start + cfg.minibatch_size]
-                logits, value = model(obs[mb], mask[mb])
+                logits, value = model(obs[mb], mask[mb], extra[mb])
                 policy_loss = torch.nn.functional.cross_entropy(logits, actions[mb])
                 value_loss = 0.5 * ((value - ret[mb]) ** 2).mean()
                 loss = policy_loss + value_loss

@@ -36,6 +36,7 @@ def ppo_update(
     adv_np, ret_np = advantages(rollout, cfg.gamma, cfg.gae_lambda)
     obs = torch.from_numpy(rollout.obs)
     mask = torch.from_numpy(rollout.mask)
+    extra = torch.from_numpy(rollout.extra)  # the critic's privileged features (none with the seat critic)
     actions = torch.from_numpy(rollout.action)
     old_log_prob = torch.from_numpy(rollout.log_prob)
     old_value = torch.from_numpy(rollout.value)
@@ -49,7 +50,7 @@ def ppo_update(
         kl_epoch = []
         for start in range(0, n, cfg.minibatch_size):
             mb = order[start:start + cfg.minibatch_size]
-            logits, value = model(obs[mb], mask[mb])
+            logits, value = model(obs[mb], mask[mb], extra[mb])
             log_prob, entropy = log_prob_and_entropy(logits, actions[mb])
             log_ratio = log_prob - old_log_prob[mb]
             ratio = log_ratio.exp()

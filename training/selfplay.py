@@ -2,8 +2,20 @@
 
 The collector drives :class:`~euchre_env.engine.GameState` directly (the environment's own
 rules, without the AEC bookkeeping, which costs three times the engine per decision) and
-encodes observations with the environment's :class:`~euchre_env.observation.Observer`, so the
-learner sees exactly what ``euchre_env.env`` would show it.
+encodes observations with the environment's own observer (``observation``: ``"absolute"`` or
+``"structured"``, :func:`~euchre_env.structured.make_observer`), so the learner sees exactly what
+``euchre_env.env`` with that option would show it.
+
+Action frames. With the structured observation a seat's action ids are in its canonical suit
+frame (:class:`~euchre_env.structured.Frame`): the networks (learner and frozen snapshots) get the
+mask in that frame, their sampled ids go back through ``Frame.to_absolute_action`` to the engine,
+and the rollout records what the network saw (canonical masks and actions). A teacher's absolute
+choice is recorded through ``Frame.to_canonical_action``. With the absolute observation the frame
+is the identity. Scripted league agents act on the engine's absolute ids as in the env.
+
+Oracle critic. With an :class:`~euchre_env.training.oracle.Oracle` each learner decision also
+records the privileged features of its state (``Rollout.extra``) for the critic; the actor's
+input is the observation alone.
 
 Each game slot holds one game between two teams. Who holds them is drawn per game from the
 league mix: ``"self"`` (the learner holds all four seats), ``"past"`` (a frozen snapshot of the
@@ -38,12 +50,15 @@ from typing import Any
 import numpy as np
 import torch
 
-from euchre_env.agents.policy import ActorCritic, sample_actions
+from euchre_env.agents.policy import ActorCritic, PolicyNet, sample_actions
+from euchre_env.cards import SUITS
 from euchre_env.decision import ask_agent
 from euchre_env.engine import GameState, hand_reward, team_margin
 from euchre_env.observation import Observer
 from euchre_env.rules import Rules
 from euchre_env.seats import NUM_SEATS, team_of
+from euchre_env.structured import Frame, StructuredObserver, make_observer
+from euchre_env.training.oracle import Oracle
 
 LEARNER = "learner"
 SELF = "self"
@@ -54,13 +69,14 @@ PAST = "past"
 class Rollout:
     """The learner's decisions of one update, in the order they were made."""
 
-    obs: np.ndarray  # [n, obs_size] float32
-    mask: np.ndarray  # [n, num_actions] bool
-    action: np.ndarray  # [n] int64
+    obs: np.ndarray  # [n, obs_size] float32, what the actor saw
+    mask: np.ndarray  # [n, num_actions] bool, in the frame of the observation
+    action: np.ndarray  # [n] int64, in the frame of the observation
     log_prob: np.ndarray  # [n] float32, under the policy that acted
     value: np.ndarray  # [n] float32
     reward: np.ndarray  # [n] float32, non-zero only on a seat's last decision of a hand
     next_index: np.ndarray  # [n] int64: the same seat's next decision in the same hand, or -1
+    extra: np.ndarray  # [n, k] float32: the critic's privileged features (k = 0 without an oracle)
     hands: int = 0  # hands finished
     forced: int = 0  # learner moves with one legal action, applied without recording
     inference_seconds: float = 0.0  # time in the networks' forward passes (the rest is the game and encoding)
@@ -83,17 +99,22 @@ class SelfPlay:
     """Collects rollouts for ``model`` against the league's mix of opponents."""
 
     def __init__(self, rules: Rules, model: ActorCritic, num_games: int, mix: dict[str, float],
-                 scripted: dict[str, Any], reward_scale: float) -> None:
+                 scripted: dict[str, Any], reward_scale: float, *, observation: str = "absolute",
+                 oracle: Oracle | None = None) -> None:
         self.rules = rules
         self.model = model
-        self.observer = Observer(rules)
+        self.observer = Observer(rules)  # what scripted agents and teachers get, as from the absolute env
+        self.encoder = make_observer(rules, observation)  # what the networks get
+        self._identity = Frame(rules, tuple(range(len(SUITS))))  # the absolute observation's action frame
+        self.oracle = oracle
+        self.extra_size = oracle.size if oracle is not None else 0
         self.num_games = num_games
         self.names = list(mix)
         weights = np.array([mix[k] for k in self.names], float)
         self.probs = weights / weights.sum()
         self.scripted = scripted  # agent spec -> agent (stateless between decisions, shared by the slots)
         self.reward_scale = reward_scale
-        self.snapshots: list[tuple[str, ActorCritic]] = []  # (name, frozen network), oldest first
+        self.snapshots: list[tuple[str, PolicyNet]] = []  # (name, frozen actor), oldest first
         self.num_actions = model.num_actions
         # A hand records at most one decision per seat per calling step, discard/exchange and trick.
         self.per_hand = NUM_SEATS * (rules.tricks_per_hand + 8)
@@ -127,7 +148,8 @@ class SelfPlay:
         for k, agent in enumerate(self.scripted.values()):
             agent.reset(int(rng.integers(2**62)) + k)
         cap = budget + self.num_games * self.per_hand
-        obs = np.zeros((cap, self.observer.size), np.float32)
+        obs = np.zeros((cap, self.encoder.size), np.float32)
+        extra = np.zeros((cap, self.extra_size), np.float32)
         mask = np.zeros((cap, self.num_actions), bool)
         action = np.zeros(cap, np.int64)
         log_prob = np.zeros(cap, np.float32)
@@ -138,7 +160,7 @@ class SelfPlay:
         hands = forced = n = 0
         inference = 0.0
         snapshots = dict(self.snapshots)
-        scratch = np.zeros((self.num_games, self.observer.size), np.float32)
+        scratch = np.zeros((self.num_games, self.encoder.size), np.float32)
         scratch_mask = np.zeros((self.num_games, self.num_actions), bool)
 
         slots = [self._new_slot(rng) for _ in range(self.num_games)]
@@ -180,26 +202,30 @@ class SelfPlay:
             if learner:
                 rows = slice(n, n + len(learner))
                 idx = range(n, n + len(learner))
-                for i, g in zip(idx, learner):
-                    state = slots[g].state
-                    self.observer.encode(state, state.current, obs[i])
-                    mask[i, state.legal_actions()] = True
+                frames = self._encode([slots[g].state for g in learner], obs[rows], mask[rows])
+                if self.oracle is not None:
+                    for i, g, frame in zip(idx, learner, frames):
+                        state = slots[g].state
+                        self.oracle.encode(state, state.current, frame, slots[g].opponent, extra[i])
                 if teacher is not None:
-                    action[rows] = [ask_agent(teacher, slots[g].state, self.observer, "teacher") for g in learner]
+                    action[rows] = [frame.to_canonical_action(ask_agent(teacher, slots[g].state, self.observer,
+                                                                        "teacher"))
+                                    for g, frame in zip(learner, frames)]
                 else:
                     t = time.perf_counter()
                     with torch.no_grad():
-                        logits, values = self.model(torch.from_numpy(obs[rows]), torch.from_numpy(mask[rows]))
+                        logits, values = self.model(torch.from_numpy(obs[rows]), torch.from_numpy(mask[rows]),
+                                                    torch.from_numpy(extra[rows]))
                         acts, logps = sample_actions(logits, generator)
                     inference += time.perf_counter() - t
                     action[rows], log_prob[rows], value[rows] = acts.numpy(), logps.numpy(), values.numpy()
-                for i, g in zip(idx, learner):
+                for i, g, frame in zip(idx, learner, frames):
                     slot = slots[g]
                     seat = slot.state.current
                     if slot.last[seat] >= 0:
                         next_index[slot.last[seat]] = i
                     slot.last[seat] = i
-                    slot.state.apply(int(action[i]))
+                    slot.state.apply(frame.to_absolute_action(int(action[i])))
                 n += len(learner)
                 if on_step is not None:
                     on_step(n)
@@ -207,19 +233,30 @@ class SelfPlay:
                 rows = scratch[: len(group)]
                 rows_mask = scratch_mask[: len(group)]
                 rows_mask.fill(False)
-                for r, g in enumerate(group):
-                    state = slots[g].state
-                    self.observer.encode(state, state.current, rows[r])
-                    rows_mask[r, state.legal_actions()] = True
+                frames = self._encode([slots[g].state for g in group], rows, rows_mask)
                 t = time.perf_counter()
                 with torch.no_grad():
                     acts, _ = sample_actions(snapshots[name].masked_logits(torch.from_numpy(rows),
                                                                            torch.from_numpy(rows_mask)), generator)
                 inference += time.perf_counter() - t
-                for g, a in zip(group, acts.tolist()):
-                    slots[g].state.apply(a)
+                for g, frame, a in zip(group, frames, acts.tolist()):
+                    slots[g].state.apply(frame.to_absolute_action(a))
         return Rollout(obs[:n], mask[:n], action[:n], log_prob[:n], value[:n], reward[:n], next_index[:n],
-                       hands, forced, inference, dict(margins))
+                       extra[:n], hands, forced, inference, dict(margins))
+
+    def _encode(self, states: list[GameState], obs: np.ndarray, mask: np.ndarray) -> list[Frame]:
+        """Write each state's observation of the seat to act into ``obs`` and its legal actions into the
+        (cleared) ``mask``, both in the frame of that observation; returns the frames (to map actions back)."""
+        frames = []
+        for r, state in enumerate(states):
+            if isinstance(self.encoder, StructuredObserver):
+                frame = self.encoder.encode_with_frame(state, state.current, obs[r])[1]
+            else:
+                self.encoder.encode(state, state.current, obs[r])
+                frame = self._identity
+            mask[r, frame.action_to_canonical[state.legal_actions()]] = True
+            frames.append(frame)
+        return frames
 
     def _end_hand(self, slot: _Slot, reward: np.ndarray, margins: dict[str, list[float]]) -> None:
         points = slot.state.hand_result["points"]

@@ -11,11 +11,17 @@ the end), ``best.pt`` (the best evaluation margin against ``eval.opponents[-1]``
 ``latest.pt``: weights, optimizer, counters and league come back, and since every random
 stream of an update is seeded from (seed, update), the resumed run takes the same updates as
 one that was never interrupted.
+
+Every checkpoint is the play payload of the actor (:func:`~euchre_env.agents.checkpoint.model_payload`:
+its weights, the observation kind, the rules), which is all a player loads; ``latest.pt`` and
+``best.pt`` add the trainer's own keys (``critic`` weights, ``optimizer``, ``config``, ``counters``,
+``league``). The critic, which may have seen hidden cards (``model.critic: oracle``), never plays.
 """
 
 from __future__ import annotations
 
 import contextlib
+import copy
 import math
 import os
 import signal
@@ -42,13 +48,14 @@ from euchre_env.agents.checkpoint import (
     save_checkpoint,
 )
 from euchre_env.agents.neural import NeuralAgent
-from euchre_env.agents.policy import ActorCritic
+from euchre_env.agents.policy import ActorCritic, PolicyNet
 from euchre_env.agents.registry import make_agent
 from euchre_env.evaluation import MatchResult, evaluate
 from euchre_env.evaluation.progress import progress_bar
-from euchre_env.observation import Observer
-from euchre_env.training.config import TrainConfig
+from euchre_env.structured import make_observer
+from euchre_env.training.config import TrainConfig, with_predating_defaults
 from euchre_env.training.imitation import clone
+from euchre_env.training.oracle import Oracle
 from euchre_env.training.ppo import ppo_update
 from euchre_env.training.selfplay import PAST, SELF, SelfPlay
 
@@ -78,9 +85,14 @@ class Trainer:
         self.log = log or (lambda text: tqdm.write(text, file=sys.stderr))
         self.rules = config.make_rules()
         torch.set_num_threads(config.run.torch_threads)
-        obs_size = Observer(self.rules).size
+        model = config.model
+        obs_size = make_observer(self.rules, model.observation).size
+        scripted = {s: make_agent(s) for s in config.league.mix if s not in (SELF, PAST)}
+        # who may hold the other team: the oracle critic's one-hot (a fixed layout for the run's league)
+        self.oracle = Oracle(self.rules, [SELF, PAST, *scripted]) if model.critic == "oracle" else None
         torch.manual_seed(config.run.seed)  # the initial weights (a resumed run loads its own over them)
-        self.model = ActorCritic(obs_size, len(action_table(self.rules)), config.model.hidden)
+        self.model = ActorCritic(obs_size, len(action_table(self.rules)), model.hidden,
+                                 critic_extra=self.oracle.size if self.oracle is not None else 0)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=config.ppo.lr, eps=1e-5)
         self.update = 0
         self.decisions = 0  # learner decisions trained on
@@ -91,9 +103,7 @@ class Trainer:
         self.league: list[str] = []  # snapshot file names in checkpoints/league/, oldest first
         self._saved_update: int | None = None  # the update latest.pt holds (None: there is none yet)
         self._progress = False  # bars for the periodic evaluations too (set by train)
-        scripted = {s: make_agent(s) for s in config.league.mix if s not in (SELF, PAST)}
-        self.selfplay = SelfPlay(self.rules, self.model, config.ppo.num_games, config.league.mix, scripted,
-                                 config.ppo.reward_scale)
+        self.selfplay = self._selfplay(config.league.mix, scripted)
         if resume:
             self._resume()
         else:
@@ -115,14 +125,18 @@ class Trainer:
         path = os.path.join(self.ckpt_dir, "latest.pt")
         data = self._read_latest(path)
         check_rules(path, data["rules"], self.rules)
-        changed = _config_changes(data["config"], self.config.to_dict())
+        changed = _config_changes(with_predating_defaults(data["config"]), self.config.to_dict())
         if changed:
             raise ValueError(
                 f"--resume keeps the run's config; these values differ from {path!r}: {', '.join(changed)} "
                 f"(only {', '.join(RESUMABLE_CHANGES)} may change)"
             )
         try:
-            self.model.load_state_dict(data["model"])
+            if data["version"] == 1:  # written before the actor was saved on its own: the ActorCritic's weights
+                self.model.load_state_dict(data["model"])
+            else:
+                self.model.actor.load_state_dict(data["actor"])
+                self.model.critic.load_state_dict(data["critic"])
             self.optimizer.load_state_dict(data["optimizer"])
             counters = data["counters"]
             self.update, self.decisions, self.hands = counters["update"], counters["decisions"], counters["hands"]
@@ -147,12 +161,22 @@ class Trainer:
             raise CheckpointError(f"cannot resume, the checkpoint is damaged: {what}; to continue, {instead}"
                                   "start a new run with another --run-name") from None
 
-    def _load_snapshot(self, name: str) -> ActorCritic:
+    def _load_snapshot(self, name: str) -> PolicyNet:
         return build_model(load_checkpoint(os.path.join(self.ckpt_dir, "league", name + ".pt"), self.rules))
 
+    def _selfplay(self, mix: dict[str, float], scripted: dict[str, Any]) -> SelfPlay:
+        """A collector of this run's model, observation and oracle against ``mix``."""
+        return SelfPlay(self.rules, self.model, self.config.ppo.num_games, mix, scripted,
+                        self.config.ppo.reward_scale, observation=self.config.model.observation, oracle=self.oracle)
+
     # ------------------------------------------------------------------ checkpoints
+    def play_payload(self) -> dict[str, Any]:
+        """What a player of the current actor needs (league snapshots are exactly this): no critic."""
+        return model_payload(self.model.actor, self.rules, self.config.model.observation)
+
     def checkpoint_payload(self) -> dict[str, Any]:
-        payload = model_payload(self.model, self.rules, self.config.model.hidden)
+        payload = self.play_payload()
+        payload["critic"] = {k: v.detach().clone() for k, v in self.model.critic.state_dict().items()}
         payload["optimizer"] = self.optimizer.state_dict()
         payload["config"] = self.config.to_dict()
         payload["league"] = list(self.league)
@@ -186,11 +210,8 @@ class Trainer:
 
     def _snapshot(self) -> None:
         name = f"update_{self.update:06d}"
-        save_checkpoint(model_payload(self.model, self.rules, self.config.model.hidden),
-                        os.path.join(self.ckpt_dir, "league", name + ".pt"))
-        frozen = ActorCritic(self.model.obs_size, self.model.num_actions, self.config.model.hidden)
-        frozen.load_state_dict(self.model.state_dict())
-        self.selfplay.snapshots.append((name, frozen.eval()))
+        save_checkpoint(self.play_payload(), os.path.join(self.ckpt_dir, "league", name + ".pt"))
+        self.selfplay.snapshots.append((name, copy.deepcopy(self.model.actor).eval()))
         self.league.append(name)
         if len(self.league) > self.config.league.max_snapshots:
             self.league.pop(0)
@@ -202,7 +223,8 @@ class Trainer:
         """Duplicate matches of the learner (greedy) against each opponent: ``{spec: deals}``, each with its
         bar on stderr if ``progress``."""
         if path is None:  # the current weights, played in this process
-            spec: Any = _GreedyFactory(self.model, self.rules, f"update {self.update}")
+            spec: Any = _GreedyFactory(self.model.actor, self.rules, self.config.model.observation,
+                                       f"update {self.update}")
             workers = 1
         else:
             spec = path
@@ -234,7 +256,7 @@ class Trainer:
         cfg = self.config
         start = time.perf_counter()
         teacher = make_agent(cfg.pretrain.teacher)
-        demo_play = SelfPlay(self.rules, self.model, cfg.ppo.num_games, {SELF: 1.0}, {}, cfg.ppo.reward_scale)
+        demo_play = self._selfplay({SELF: 1.0}, {})
         budget = cfg.pretrain.decisions
         bar = progress_bar(budget, f"demonstrations of {cfg.pretrain.teacher}", "decisions", enabled=progress,
                            unit_scale=True)
@@ -446,13 +468,13 @@ class _TrainingBar:
 
 
 class _GreedyFactory:
-    """An agent spec (``f(seed) -> agent``) playing the live network greedily, for in-process evaluation."""
+    """An agent spec (``f(seed) -> agent``) playing the live actor greedily, for in-process evaluation."""
 
-    def __init__(self, model: ActorCritic, rules: Any, name: str) -> None:
-        self.model, self.rules, self.name = model, rules, name
+    def __init__(self, actor: PolicyNet, rules: Any, observation: str, name: str) -> None:
+        self.actor, self.rules, self.observation, self.name = actor, rules, observation, name
 
     def __call__(self, seed: int | None) -> Any:
-        return NeuralAgent(self.model, self.rules, seed=seed, name=self.name)
+        return NeuralAgent(self.actor, self.rules, observation=self.observation, seed=seed, name=self.name)
 
 
 def _config_changes(saved: dict[str, Any], now: dict[str, Any], prefix: str = "") -> list[str]:

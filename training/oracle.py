@@ -1,0 +1,59 @@
+"""The oracle critic's privileged features: what the seat cannot see, for the value network only.
+
+The critic only shapes the advantages the actor learns from; it is never played. Giving it every
+hidden card lets it tell a good decision from a lucky deal (its value of a state no longer averages
+over the hands the other seats might hold), which lowers the variance of the advantages, while the
+actor, and so every checkpoint, still sees only the seat's own observation.
+
+Layout (``Oracle.layout``, name -> (offset, size); ``n`` the deck's number of card ids, 24 for knock),
+cards in the suit frame of the seat's observation (the identity for the absolute one), counts of copies:
+
+- ``hands`` (4 x n): every seat's current hand, one card block per relative seat (0 = the seat itself,
+  1 its left, 2 its partner, 3 its right);
+- ``kitty`` (n): the undealt cards;
+- ``discard`` (n): the dealer's discard (seen by the dealer only);
+- ``opponent`` (one per kind): one-hot of who holds the other team in this game, over the league's kinds
+  (``self``, ``past``, then each scripted agent spec of the mix).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from euchre_env.engine import GameState
+from euchre_env.rules import Rules
+from euchre_env.seats import NUM_SEATS, relative_seat
+from euchre_env.structured import Frame
+
+
+class Oracle:
+    """Encodes the privileged features of ``seat`` in a game against ``opponent`` (one of ``kinds``)."""
+
+    def __init__(self, rules: Rules, kinds: list[str]) -> None:
+        n = rules.deck_spec.num_ids
+        self.kinds = list(kinds)
+        self._kind = {k: i for i, k in enumerate(self.kinds)}
+        self.layout: dict[str, tuple[int, int]] = {}
+        offset = 0
+        for name, size in (("hands", NUM_SEATS * n), ("kitty", n), ("discard", n), ("opponent", len(kinds))):
+            self.layout[name] = (offset, size)
+            offset += size
+        self.size = offset
+        self._n = n
+        self._rel = [[relative_seat(s, seat) for s in range(NUM_SEATS)] for seat in range(NUM_SEATS)]
+
+    def encode(self, state: GameState, seat: int, frame: Frame, opponent: str, out: np.ndarray) -> np.ndarray:
+        """Write the features of ``seat`` (cards in ``frame``, the frame of its observation) into ``out``."""
+        n, canon, rel = self._n, frame.card_to_canonical, self._rel[seat]
+        hands, kitty, discard = self.layout["hands"][0], self.layout["kitty"][0], self.layout["discard"][0]
+        at = [hands + rel[s] * n + c for s, hand in enumerate(state.hands) for c in hand]
+        at += [kitty + c for c in state.kitty]
+        if state.discarded is not None:
+            at.append(discard + state.discarded)
+        cards = np.array(at, np.int64)
+        cards += canon[cards % n] - cards % n  # each card into the frame (every card block starts at a multiple of n)
+        opponents = self.layout["opponent"][0]
+        out[:opponents] = np.bincount(cards, minlength=opponents)  # counts: the double deck's copies count twice
+        out[opponents:] = 0.0
+        out[opponents + self._kind[opponent]] = 1.0
+        return out
