@@ -2,9 +2,17 @@
 
 A checkpoint is a ``torch.save`` of a dict holding nothing but tensors, numbers, strings,
 lists and dicts, so that ``torch.load(weights_only=True)`` can read it: a file from a
-stranger cannot run code. It names its format and version, the rules as plain data and a
-fingerprint of the observation layout and action table; a loader refuses a file whose
-rules or fingerprint do not match what it is asked to play, with a message that says so.
+stranger cannot run code. It names its format and version, the rules as plain data, the
+observation it was trained on and a fingerprint of that observation's layout and the action
+table; a loader refuses a file whose rules or fingerprint do not match what it is asked to
+play, with a message that says so.
+
+Version 2 (written now): ``"observation"`` (``"absolute"`` or ``"structured"``) and
+``"actor"``, the state dict of the :class:`PolicyNet` alone: a checkpoint's player holds no
+critic, whose inputs it could not see at play time. Version 1 (the published checkpoints):
+no ``"observation"`` (it was the absolute one) and ``"model"``, an :class:`ActorCritic`'s state
+dict, of which :func:`build_model` takes the ``actor.*`` weights. A trainer adds keys of its
+own (optimizer, critic, counters) to the payload it saves; the loader keeps them.
 
 Writes go to a temporary file in the same folder that is then renamed over the target
 (``os.replace`` is atomic), so a run killed at any moment leaves either the previous
@@ -20,27 +28,34 @@ import pickle
 import re
 import warnings
 import zipfile
+from functools import lru_cache
 from typing import Any
 
 import torch
 
 from euchre_env.actions import action_table
-from euchre_env.agents.policy import ActorCritic
-from euchre_env.observation import Observer
+from euchre_env.agents.policy import PolicyNet
 from euchre_env.rules import Rules
+from euchre_env.structured import OBSERVATIONS, make_observer
 
 FORMAT = "euchre-env-checkpoint"
-VERSION = 1
+VERSION = 2
+READS = (1, 2)  # the versions load_checkpoint reads
 
 
 class CheckpointError(ValueError):
     """A checkpoint that cannot be used: missing, damaged, foreign, or for other rules (one line)."""
 
 
-def fingerprint(rules: Rules) -> str:
-    """A short hash of what a network's inputs and outputs mean under ``rules``."""
-    layout = Observer(rules).layout
-    spec = {"layout": layout, "actions": list(action_table(rules).strings)}
+@lru_cache(maxsize=64)  # a structured observer takes a while to build, and a trainer saves often
+def fingerprint(rules: Rules, observation: str = "absolute") -> str:
+    """A short hash of what a network's inputs (``observation``) and outputs mean under ``rules``."""
+    spec: dict[str, Any] = {"layout": make_observer(rules, observation).layout,
+                            "actions": list(action_table(rules).strings)}
+    if observation != "absolute":
+        # The structured layout repeats the absolute block names; the kind keeps the two apart. The absolute
+        # spec stays as version 1 wrote it, so that those files keep their fingerprints.
+        spec["observation"] = observation
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -59,17 +74,26 @@ def check_rules(path: str | os.PathLike, trained: Rules, here: Rules) -> None:
         raise CheckpointError(f"checkpoint {os.fspath(path)!r} was trained for other rules: {diff}")
 
 
-def model_payload(model: ActorCritic, rules: Rules, hidden: list[int]) -> dict[str, Any]:
-    """What a player of the network needs: weights, shape, rules and fingerprint."""
+def model_payload(actor: PolicyNet, rules: Rules, observation: str = "absolute") -> dict[str, Any]:
+    """What a player of ``actor`` needs: its weights, shape, rules, observation kind and fingerprint.
+
+    ValueError in one line for an unknown observation or an actor whose input size is not that
+    observation's under ``rules``.
+    """
+    size = make_observer(rules, observation).size
+    if actor.obs_size != size:
+        raise ValueError(f"model_payload: the actor takes {actor.obs_size} inputs, the {observation} observation "
+                         f"of these rules has {size}")
     return {
         "format": FORMAT,
         "version": VERSION,
-        "model": {k: v.detach().clone() for k, v in model.state_dict().items()},
-        "hidden": list(hidden),
-        "obs_size": model.obs_size,
-        "num_actions": model.num_actions,
+        "observation": observation,
+        "actor": {k: v.detach().clone() for k, v in actor.state_dict().items()},
+        "hidden": list(actor.hidden),
+        "obs_size": actor.obs_size,
+        "num_actions": actor.num_actions,
         "rules": rules.to_dict(),
-        "fingerprint": fingerprint(rules),
+        "fingerprint": fingerprint(rules, observation),
     }
 
 
@@ -139,20 +163,30 @@ def load_checkpoint(path: str | os.PathLike, rules: Rules | None = None) -> dict
     data = _read(path)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise CheckpointError(f"{path!r} is not a euchre-env checkpoint (no format tag {FORMAT!r})")
-    if data.get("version") != VERSION:
-        raise CheckpointError(f"{path!r} has checkpoint version {data.get('version')!r}; this code reads {VERSION}")
-    for key in ("model", "hidden", "obs_size", "num_actions", "rules", "fingerprint"):
+    version = data.get("version")
+    if version not in READS:
+        raise CheckpointError(f"{path!r} has checkpoint version {_one_line(repr(version), 20)}; this code reads "
+                              f"{' and '.join(map(str, READS))}")
+    if version == 1:
+        data["observation"] = "absolute"  # the only one there was
+    weights = "model" if version == 1 else "actor"
+    for key in (weights, "observation", "hidden", "obs_size", "num_actions", "rules", "fingerprint"):
         if key not in data:
             raise CheckpointError(f"{path!r} is missing {key!r}")
+    observation = data["observation"]
+    if observation not in OBSERVATIONS:
+        raise CheckpointError(f"{path!r} was trained on an unknown observation {_one_line(repr(observation), 40)}; "
+                              f"this code knows {', '.join(map(repr, OBSERVATIONS))}")
     try:
         saved_rules = Rules.from_dict(data["rules"])
     except (TypeError, ValueError, AttributeError) as e:
         raise CheckpointError(f"{path!r} holds invalid rules: {_one_line(e)}") from None
-    if data["fingerprint"] != fingerprint(saved_rules):
+    expected = fingerprint(saved_rules, observation)
+    if data["fingerprint"] != expected:
         raise CheckpointError(
             f"{path!r} was written for another observation layout or action table (fingerprint "
-            f"{_one_line(data['fingerprint'], 20)}, this code's is {fingerprint(saved_rules)}): retrain, or use the "
-            "euchre-env version that wrote it"
+            f"{_one_line(data['fingerprint'], 20)}, this code's {observation} one is {expected}): retrain, or use "
+            "the euchre-env version that wrote it"
         )
     if rules is not None:
         check_rules(path, saved_rules, rules)
@@ -160,13 +194,17 @@ def load_checkpoint(path: str | os.PathLike, rules: Rules | None = None) -> dict
     return data
 
 
-def build_model(data: dict[str, Any], path: str | os.PathLike | None = None) -> ActorCritic:
-    """The network of a loaded checkpoint (``path``: the file, for messages), weights in, in eval mode."""
+def build_model(data: dict[str, Any], path: str | os.PathLike | None = None) -> PolicyNet:
+    """The actor of a loaded checkpoint (``path``: the file, for messages), weights in, in eval mode."""
     where = "checkpoint" if path is None else f"checkpoint {os.fspath(path)!r}"
     try:
         hidden = [int(h) for h in data["hidden"]]
-        model = ActorCritic(int(data["obs_size"]), int(data["num_actions"]), hidden)
-        model.load_state_dict(data["model"])
+        model = PolicyNet(int(data["obs_size"]), int(data["num_actions"]), hidden)
+        if data["version"] == 1:  # an ActorCritic's weights: the actor's, the critic's left out
+            weights = {k.removeprefix("actor."): v for k, v in data["model"].items() if k.startswith("actor.")}
+        else:
+            weights = data["actor"]
+        model.load_state_dict(weights)
     except (RuntimeError, KeyError, TypeError, ValueError, AttributeError) as e:
         # load_state_dict lists every mismatch on its own line after a header: show the first one
         lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]

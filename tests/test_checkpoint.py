@@ -16,9 +16,10 @@ from euchre_env.agents.checkpoint import (  # noqa: E402
     model_payload,
     save_checkpoint,
 )
-from euchre_env.agents.policy import ActorCritic  # noqa: E402
+from euchre_env.agents.policy import ActorCritic, PolicyNet, ValueNet  # noqa: E402
 from euchre_env.observation import Observer  # noqa: E402
 from euchre_env.rules import Rules  # noqa: E402
+from euchre_env.structured import StructuredObserver  # noqa: E402
 
 KNOCK = Rules.preset("knock")
 DOCS = os.path.join(os.path.dirname(__file__), "..", "docs", "checkpoints")
@@ -28,10 +29,17 @@ DOCS = os.path.join(os.path.dirname(__file__), "..", "docs", "checkpoints")
 def good(tmp_path_factory) -> str:
     """A small checkpoint of the knock rules, as the trainer writes them."""
     torch.manual_seed(0)
-    model = ActorCritic(Observer(KNOCK).size, len(action_table(KNOCK)), [8])
+    actor = PolicyNet(Observer(KNOCK).size, len(action_table(KNOCK)), [8])
     path = str(tmp_path_factory.mktemp("ckpt") / "good.pt")
-    save_checkpoint(model_payload(model, KNOCK, [8]), path)
+    save_checkpoint(model_payload(actor, KNOCK), path)
     return path
+
+
+def _logits(model, size: int, seed: int = 0) -> torch.Tensor:
+    """The network's logits on a batch of random inputs (everything legal)."""
+    obs = torch.rand(6, size, generator=torch.Generator().manual_seed(seed))
+    with torch.no_grad():
+        return model.masked_logits(obs, torch.ones(6, model.num_actions, dtype=torch.bool))
 
 
 def refused(path, match: str, rules: Rules | None = None) -> str:
@@ -49,14 +57,66 @@ def refused(path, match: str, rules: Rules | None = None) -> str:
 def test_a_written_checkpoint_loads_back_and_builds(good):
     data = load_checkpoint(good, KNOCK)
     assert data["rules"] == KNOCK and data["hidden"] == [8]
+    assert data["version"] == 2 and data["observation"] == "absolute"
     model = build_model(data, good)
     assert not model.training and model.obs_size == Observer(KNOCK).size
 
 
 @pytest.mark.parametrize("name", ["knock_ppo.pt", "bid_ppo.pt"])
 def test_the_published_checkpoints_still_load(name):
-    data = load_checkpoint(os.path.join(DOCS, name))
-    build_model(data)
+    """Version 1: the absolute observation; the actor alone, with the old ActorCritic actor's logits."""
+    path = os.path.join(DOCS, name)
+    data = load_checkpoint(path)
+    assert data["version"] == 1 and data["observation"] == "absolute"
+    actor = build_model(data, path)
+    assert isinstance(actor, PolicyNet) and not any(isinstance(m, ValueNet) for m in actor.modules())
+    assert actor.obs_size == Observer(data["rules"]).size
+    old = ActorCritic(actor.obs_size, actor.num_actions, data["hidden"])
+    old.load_state_dict(data["model"])  # critic and all, as version 1 played it
+    assert torch.equal(_logits(actor, actor.obs_size), _logits(old, actor.obs_size))
+
+
+@pytest.mark.parametrize("observation", ["absolute", "structured"])
+def test_version_2_round_trip(tmp_path, observation):
+    """The actor comes back with its weights and observation kind; a trainer's extra keys are kept."""
+    rules = Rules.preset("classic", joker=True)
+    size = Observer(rules).size if observation == "absolute" else StructuredObserver(rules).size
+    torch.manual_seed(4)
+    actor = PolicyNet(size, len(action_table(rules)), [16, 8])
+    payload = model_payload(actor, rules, observation)
+    payload.update(critic=ValueNet(size + 3, [4]).state_dict(), counters={"update": 7})  # the trainer's own keys
+    path = str(tmp_path / "v2.pt")
+    save_checkpoint(payload, path)
+    data = load_checkpoint(path, rules)
+    assert data["version"] == 2 and data["observation"] == observation and data["counters"] == {"update": 7}
+    assert set(data["actor"]) == set(actor.state_dict())  # the actor alone: no critic in the play payload
+    back = build_model(data, path)
+    assert isinstance(back, PolicyNet) and back.hidden == [16, 8]
+    assert torch.equal(_logits(back, size), _logits(actor, size))
+
+
+def test_model_payload_refuses_an_unknown_observation_or_a_wrong_size():
+    actor = PolicyNet(Observer(KNOCK).size, len(action_table(KNOCK)), [4])
+    with pytest.raises(ValueError, match=r"the actor takes \d+ inputs, the structured observation of these rules"):
+        model_payload(actor, KNOCK, "structured")
+    with pytest.raises(ValueError, match="observation"):
+        model_payload(actor, KNOCK, "pixels")
+
+
+def test_an_observation_that_does_not_match_its_fingerprint(good, tmp_path):
+    """An absolute file relabelled structured (or the reverse): the layouts differ, so it is refused."""
+    message = refused(_tampered(good, tmp_path, observation="structured"), "another observation layout or action")
+    assert "this code's structured one is" in message
+    size = StructuredObserver(KNOCK).size
+    structured = model_payload(PolicyNet(size, len(action_table(KNOCK)), [4]), KNOCK, "structured")
+    path = str(tmp_path / "structured.pt")
+    torch.save(dict(structured, observation="absolute"), path)
+    refused(path, "was written for another observation layout or action table")
+
+
+def test_an_unknown_observation_kind(good, tmp_path):
+    refused(_tampered(good, tmp_path, observation="pixels"),
+            "was trained on an unknown observation 'pixels'; this code knows 'absolute', 'structured'")
 
 
 def test_a_text_file_renamed_pt(tmp_path):
@@ -118,13 +178,18 @@ def test_a_tampered_fingerprint(good, tmp_path):
 
 
 def test_other_version_invalid_rules_and_missing_keys(good, tmp_path):
-    refused(_tampered(good, tmp_path, version=99), "has checkpoint version 99; this code reads 1")
+    refused(_tampered(good, tmp_path, version=99), "has checkpoint version 99; this code reads 1 and 2")
     refused(_tampered(good, tmp_path, rules={"colour": "red"}), "holds invalid rules: unknown rules field(s)")
     payload = torch.load(good, weights_only=True)
     del payload["hidden"]
     path = tmp_path / "short.pt"
     torch.save(payload, path)
     refused(path, "is missing 'hidden'")
+    refused(_tampered(good, tmp_path, version=1), "is missing 'model'")  # version 1 keeps its weights there
+    payload = torch.load(good, weights_only=True)
+    del payload["observation"]
+    torch.save(payload, path)
+    refused(path, "is missing 'observation'")
 
 
 def test_weights_that_do_not_fit_the_network(good, tmp_path):
@@ -132,7 +197,7 @@ def test_weights_that_do_not_fit_the_network(good, tmp_path):
     with pytest.raises(CheckpointError) as info:
         build_model(load_checkpoint(path), path)
     message = str(info.value)
-    assert "the weights do not fit the network it describes (size mismatch for actor.0.weight" in message
+    assert "the weights do not fit the network it describes (size mismatch for 0.weight" in message
     assert "\n" not in message and len(message) <= 200 + len(path)
 
 
