@@ -251,3 +251,23 @@ def load_config(path: str | None = None, overrides: list[str] = (), saved_run: b
                 raise ValueError(f"--set {item!r}: {part!r} is not a section")
         node[leaf] = yaml.safe_load(text)
     return TrainConfig.from_dict(data)
+
+
+# What --resume may change: how long to train, and how to evaluate at the end.
+RESUMABLE_CHANGES = ("run.total_decisions", "run.max_minutes", "final_eval", "eval.workers")
+
+
+def config_changes(saved: dict[str, Any], now: dict[str, Any], prefix: str = "") -> list[str]:
+    """The config values that differ between a run's saved config and the one given now, except
+    :data:`RESUMABLE_CHANGES` (as ``"name (old -> new)"``); mappings such as ``league.mix`` compare whole."""
+    changed = []
+    for key in sorted(set(saved) | set(now)):
+        name = prefix + key
+        if name in RESUMABLE_CHANGES:
+            continue
+        a, b = saved.get(key), now.get(key)
+        if isinstance(a, dict) and isinstance(b, dict) and key != "mix" and key != "options":
+            changed += config_changes(a, b, name + ".")
+        elif a != b:
+            changed.append(f"{name} ({a!r} -> {b!r})")
+    return changed

@@ -16,19 +16,23 @@ Every checkpoint is the play payload of the actor (:func:`~euchre_env.agents.che
 its weights, the observation kind, the rules), which is all a player loads; ``latest.pt`` and
 ``best.pt`` add the trainer's own keys (``critic`` weights, ``optimizer``, ``config``, ``counters``,
 ``league``). The critic, which may have seen hidden cards (``model.critic: oracle``), never plays.
+
+The file is one concept, the :class:`Trainer`, readable top to bottom as CleanRL's trainers are:
+its start, resume, checkpoints, league, evaluations and loop share the run's state. What is not the
+loop lives beside it: the config (:mod:`~euchre_env.training.config`), collection
+(:mod:`~euchre_env.training.selfplay`), the update (:mod:`~euchre_env.training.ppo`), cloning
+(:mod:`~euchre_env.training.imitation`), the critic's inputs (:mod:`~euchre_env.training.oracle`) and
+Ctrl-C (:mod:`~euchre_env.training.interrupt`).
 """
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import math
 import os
-import signal
 import sys
-import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,14 +57,12 @@ from euchre_env.agents.registry import make_agent
 from euchre_env.evaluation import MatchResult, evaluate
 from euchre_env.evaluation.progress import progress_bar
 from euchre_env.structured import make_observer
-from euchre_env.training.config import TrainConfig, with_predating_defaults
+from euchre_env.training.config import RESUMABLE_CHANGES, TrainConfig, config_changes, with_predating_defaults
 from euchre_env.training.imitation import clone
+from euchre_env.training.interrupt import InterruptGuard, TrainingInterrupted
 from euchre_env.training.oracle import Oracle
 from euchre_env.training.ppo import ppo_update
 from euchre_env.training.selfplay import PAST, SELF, SelfPlay
-
-# What --resume may change: how long to train, and how to evaluate at the end.
-RESUMABLE_CHANGES = ("run.total_decisions", "run.max_minutes", "final_eval", "eval.workers")
 
 
 @dataclass
@@ -125,7 +127,7 @@ class Trainer:
         path = os.path.join(self.ckpt_dir, "latest.pt")
         data = self._read_latest(path)
         check_rules(path, data["rules"], self.rules)
-        changed = _config_changes(with_predating_defaults(data["config"]), self.config.to_dict())
+        changed = config_changes(with_predating_defaults(data["config"]), self.config.to_dict())
         if changed:
             raise ValueError(
                 f"--resume keeps the run's config; these values differ from {path!r}: {', '.join(changed)} "
@@ -295,7 +297,7 @@ class Trainer:
         stops = f"{run.total_decisions:,} decisions" + (f" or {run.max_minutes:g} minutes, whichever comes first"
                                                           if run.max_minutes > 0 else "")
         self.log(f"training {self.run_dir} until {stops} (Ctrl-C saves the last completed update and stops)")
-        guard = _InterruptGuard(self.log)
+        guard = InterruptGuard(self.log)
         with guard.installed():
             try:
                 if self.update == 0 and cfg.pretrain.teacher:
@@ -384,56 +386,6 @@ class Trainer:
         return f"update {self.update}, train margin {live or '-'}{best}"
 
 
-class TrainingInterrupted(KeyboardInterrupt):
-    """Ctrl-C ended :meth:`Trainer.train`: ``update`` is the last completed update, ``saved_update`` the
-    one ``latest_path`` holds (None: no latest.pt yet, nothing to resume; lower than ``update`` after a
-    second Ctrl-C, which quits without saving). A KeyboardInterrupt, so callers that know only that still stop."""
-
-    def __init__(self, update: int, saved_update: int | None, latest_path: str) -> None:
-        super().__init__(f"training interrupted at update {update}")
-        self.update, self.saved_update, self.latest_path = update, saved_update, latest_path
-
-
-class _InterruptGuard:
-    """SIGINT while training: outside :meth:`finishing` the usual KeyboardInterrupt (a collection is
-    abandoned: it has not changed the network); inside, the first Ctrl-C only asks to stop once the
-    block is done, so that no half-applied PPO update is ever saved; any further Ctrl-C quits at once."""
-
-    def __init__(self, log: Callable[[str], None]) -> None:
-        self.log = log
-        self.pending = False  # a Ctrl-C came inside finishing(): stop at its end
-        self.quit_at_once = False  # a Ctrl-C broke into finishing(): the state in memory is not an update's
-        self._update: int | None = None  # the update finishing() completes (None: outside it)
-
-    @contextlib.contextmanager
-    def installed(self) -> Iterator[None]:
-        if threading.current_thread() is not threading.main_thread():  # signal handlers live in the main thread
-            yield
-            return
-        previous = signal.signal(signal.SIGINT, self._on_sigint)
-        try:
-            yield
-        finally:
-            signal.signal(signal.SIGINT, previous)
-
-    @contextlib.contextmanager
-    def finishing(self, update: int) -> Iterator[None]:
-        self._update = update
-        try:
-            yield
-        finally:
-            self._update = None
-        if self.pending:
-            raise KeyboardInterrupt
-
-    def _on_sigint(self, signum: int, frame: Any) -> None:
-        if self._update is None or self.pending:
-            self.quit_at_once = self._update is not None
-            raise KeyboardInterrupt
-        self.pending = True
-        self.log(f"Ctrl-C: finishing update {self._update} to save it (Ctrl-C again quits at once, without saving)")
-
-
 class _TrainingBar:
     """The bar over the updates. With a time limit it counts minutes of training time and its total is
     the projected length of the run, the time limit or, if the decision budget runs out first at the pace
@@ -475,20 +427,6 @@ class _GreedyFactory:
 
     def __call__(self, seed: int | None) -> Any:
         return NeuralAgent(self.actor, self.rules, observation=self.observation, seed=seed, name=self.name)
-
-
-def _config_changes(saved: dict[str, Any], now: dict[str, Any], prefix: str = "") -> list[str]:
-    changed = []
-    for key in sorted(set(saved) | set(now)):
-        name = prefix + key
-        if name in RESUMABLE_CHANGES:
-            continue
-        a, b = saved.get(key), now.get(key)
-        if isinstance(a, dict) and isinstance(b, dict) and key != "mix" and key != "options":
-            changed += _config_changes(a, b, name + ".")
-        elif a != b:
-            changed.append(f"{name} ({a!r} -> {b!r})")
-    return changed
 
 
 def run_dir_for(config: TrainConfig, run_name: str | None, runs_dir: str = "runs") -> str:
