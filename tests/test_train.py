@@ -222,8 +222,8 @@ def test_tiny_run_writes_checkpoints_and_logs(trained):
         assert data["counters"]["update"] in (2, 3) and data["config"]["run"]["seed"] == 7
     # max_snapshots 2: the dropped snapshot's file is deleted once latest.pt no longer names it
     latest = load_checkpoint(str(ckpts / "latest.pt"))
-    assert latest["league"] == ["update_000002", "update_000003"]
-    assert sorted(os.listdir(ckpts / "league")) == ["update_000002.pt", "update_000003.pt"]
+    assert latest["league"] == ["update_000001", "update_000003"]  # league.keep: spread keeps the oldest
+    assert sorted(os.listdir(ckpts / "league")) == ["update_000001.pt", "update_000003.pt"]
     assert (root / "full" / "config.yaml").exists()
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 

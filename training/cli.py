@@ -342,7 +342,31 @@ def _run_train(args: argparse.Namespace) -> int:
         for r in results:
             write_match(r, os.path.join(out, r.agent_b.replace(":", "_")))
         print(f"\nwrote {out}")
+        if trainer.selection:
+            print(_selection_line(trainer.selection, results, fe.seed))
+            _record_fresh_margins(trainer.selection, results, fe.seed, run_dir)
     return 0
+
+
+def _selection_line(selection: dict[str, Any], results: list[Any], seed: int) -> str:
+    """The selected checkpoint's margin on the selection deals beside its margin on the final, fresh ones."""
+    line = (f"best.pt is update {selection['chosen_update']}, selected at {selection['chosen_margin']:+.3f} vs "
+            f"{selection['opponent']} over {selection['deals']:,} deals of seed {selection['seed']}")
+    fresh = [r for r in results if r.agent_b == selection["opponent"]]
+    if fresh:
+        r = fresh[0]
+        line += (f"; on {r.deals:,} fresh deals of seed {seed}: {r.margin:+.3f} "
+                 f"[{r.margin_low:+.3f}, {r.margin_high:+.3f}]")
+    return line
+
+
+def _record_fresh_margins(selection: dict[str, Any], results: list[Any], seed: int, run_dir: str) -> None:
+    """selection.json gains the final evaluation's margins, so that both figures sit in one file."""
+    selection["fresh"] = {"seed": seed, "margins": {r.agent_b: {"deals": r.deals, "margin": r.margin,
+                                                                "low": r.margin_low, "high": r.margin_high}
+                                                    for r in results}}
+    with open(os.path.join(run_dir, "checkpoints", "selection.json"), "w") as f:
+        json.dump(selection, f, indent=2)
 
 
 def _train_command(args: argparse.Namespace, run_dir: str, resume: bool) -> str:

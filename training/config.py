@@ -47,15 +47,17 @@ class ModelConfig:
 
 
 # The values of model keys added after runs were saved: a run's config that lacks one was trained with this.
-PREDATING = {"model": {"observation": "absolute", "critic": "seat"}}
+PREDATING = {"model": {"observation": "absolute", "critic": "seat"}, "league": {"keep": "recent"}}
 CRITICS = ("oracle", "seat")
+LEAGUE_KEEP = ("spread", "recent")
 
 
 @dataclass
 class PPOConfig:
     num_games: int = 128  # games stepped in lockstep, one batched forward pass per step
     rollout_decisions: int = 8192  # learner decisions per update (hands in progress are finished)
-    lr: float = 3e-4
+    lr: float = 3e-4  # the actor's (and the critic's when critic_lr is 0)
+    critic_lr: float = 0.0  # the critic's own learning rate (0: the critic shares lr and one param group)
     anneal_lr: bool = True
     gamma: float = 1.0  # within a hand; every hand is its own episode for the returns
     gae_lambda: float = 0.95
@@ -87,7 +89,10 @@ class LeagueConfig:
     # snapshot holds one team) or any agent spec of euchre_env.agents.registry (random, rules, pimc:N).
     mix: dict[str, float] = field(default_factory=lambda: {"self": 0.5, "past": 0.2, "rules": 0.25, "random": 0.05})
     snapshot_every: int = 20  # updates between snapshots added to the league
-    max_snapshots: int = 10  # the oldest is dropped beyond this
+    max_snapshots: int = 10  # the league's size; beyond it one snapshot is dropped, as ``keep`` says
+    # "spread": drop the snapshot closest to its elder neighbour (never the oldest or the newest), so the
+    # league spans the whole run at even spacing; "recent": drop the oldest (the last max_snapshots remain).
+    keep: str = "spread"
 
 
 @dataclass
@@ -97,11 +102,18 @@ class EvalConfig:
     opponents: list[str] = field(default_factory=lambda: ["random", "rules"])
     seed: int = 12345
     workers: int = 1
+    # Final selection: at the end of training the weights of the last ``select_last`` periodic evaluations
+    # (and the final ones) play ``select_hands`` fresh duplicate deals of ``select_seed`` against
+    # ``opponents[-1]``; the best becomes best.pt. 0: best.pt is the best periodic evaluation.
+    select_last: int = 0
+    select_hands: int = 5000
+    select_seed: int = 777
 
 
 @dataclass
 class FinalEvalConfig:
-    # At the end of training: the best checkpoint against each opponent, with this many duplicate deals.
+    # At the end of training: best.pt against each opponent, with this many duplicate deals (use a seed
+    # that neither training, the periodic evaluations nor the selection used: that margin is unbiased).
     opponents: dict[str, int] = field(default_factory=lambda: {"random": 10000, "rules": 10000, "pimc:50": 200})
     seed: int = 2026
     workers: int = 2
@@ -163,6 +175,18 @@ class TrainConfig:
             _positive("pretrain.lr", self.pretrain.lr)
         _positive("league.snapshot_every", lg.snapshot_every)
         _positive("league.max_snapshots", lg.max_snapshots)
+        _choice("league.keep", lg.keep, LEAGUE_KEEP)
+        if p.critic_lr < 0:
+            raise ValueError(f"config ppo.critic_lr must be positive, or 0 to share ppo.lr, got {p.critic_lr!r}")
+        if self.eval.select_last < 0:
+            raise ValueError(f"config eval.select_last must be 0 (no selection) or more, got {self.eval.select_last}")
+        if self.eval.select_last:
+            _positive("eval.select_hands", self.eval.select_hands)
+            if not self.eval.every:
+                raise ValueError("config eval.select_last needs periodic evaluations (eval.every > 0)")
+            if self.eval.select_seed in (self.eval.seed, self.final_eval.seed):
+                raise ValueError(f"config eval.select_seed must differ from eval.seed and final_eval.seed "
+                                 f"(a selection on the deals it is measured on is biased), got {self.eval.select_seed}")
 
 
 def _positive(name: str, value: Any) -> None:
@@ -253,8 +277,9 @@ def load_config(path: str | None = None, overrides: list[str] = (), saved_run: b
     return TrainConfig.from_dict(data)
 
 
-# What --resume may change: how long to train, and how to evaluate at the end.
-RESUMABLE_CHANGES = ("run.total_decisions", "run.max_minutes", "final_eval", "eval.workers")
+# What --resume may change: how long to train, and how to select and evaluate at the end.
+RESUMABLE_CHANGES = ("run.total_decisions", "run.max_minutes", "final_eval", "eval.workers", "eval.select_hands",
+                     "eval.select_seed")
 
 
 def config_changes(saved: dict[str, Any], now: dict[str, Any], prefix: str = "") -> list[str]:

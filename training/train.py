@@ -7,7 +7,9 @@ it in duplicate against fixed agents, and write a checkpoint.
 A run lives in ``runs/<run-name>/``: ``config.yaml`` (the resolved config), TensorBoard event
 files, and ``checkpoints/`` with ``latest.pt`` (every ``run.checkpoint_every`` updates and at
 the end), ``best.pt`` (the best evaluation margin against ``eval.opponents[-1]``, normally
-``rules``) and ``league/`` (the snapshots the league plays). ``resume=True`` continues from
+``rules``; with ``eval.select_last`` the winner of a final selection on fresh deals among the last
+evaluated updates, :meth:`Trainer.select`, kept in ``candidates/``) and ``league/`` (the snapshots the
+league plays). ``resume=True`` continues from
 ``latest.pt``: weights, optimizer, counters and league come back, and since every random
 stream of an update is seeded from (seed, update), the resumed run takes the same updates as
 one that was never interrupted.
@@ -28,8 +30,10 @@ Ctrl-C (:mod:`~euchre_env.training.interrupt`).
 from __future__ import annotations
 
 import copy
+import json
 import math
 import os
+import shutil
 import sys
 import time
 from collections.abc import Callable
@@ -95,7 +99,7 @@ class Trainer:
         torch.manual_seed(config.run.seed)  # the initial weights (a resumed run loads its own over them)
         self.model = ActorCritic(obs_size, len(action_table(self.rules)), model.hidden,
                                  critic_extra=self.oracle.size if self.oracle is not None else 0)
-        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=config.ppo.lr, eps=1e-5)
+        self.optimizer = torch.optim.Adam(self._param_groups(), lr=config.ppo.lr, eps=1e-5)
         self.update = 0
         self.decisions = 0  # learner decisions trained on
         self.hands = 0
@@ -105,6 +109,7 @@ class Trainer:
         self.league: list[str] = []  # snapshot file names in checkpoints/league/, oldest first
         self._saved_update: int | None = None  # the update latest.pt holds (None: there is none yet)
         self._progress = False  # bars for the periodic evaluations too (set by train)
+        self.selection: dict[str, Any] | None = None  # the final selection's summary, once made
         self.selfplay = self._selfplay(config.league.mix, scripted)
         if resume:
             self._resume()
@@ -114,6 +119,21 @@ class Trainer:
         self.writer = SummaryWriter(run_dir, purge_step=self.update if resume else None)
         if not resume:
             self.writer.add_text("config", "```\n" + yaml.safe_dump(config.to_dict(), sort_keys=False) + "```")
+
+    def _param_groups(self) -> list[dict[str, Any]]:
+        """One group at ``ppo.lr``, or with ``ppo.critic_lr`` the actor's and the critic's apart (in that
+        order): the value regression of the oracle critic can take a larger step than the policy."""
+        ppo = self.config.ppo
+        if not ppo.critic_lr:
+            return [{"params": list(self.model.parameters()), "lr": ppo.lr}]
+        return [{"params": list(self.model.actor.parameters()), "lr": ppo.lr},
+                {"params": list(self.model.critic.parameters()), "lr": ppo.critic_lr}]
+
+    def _set_learning_rates(self, fraction: float) -> None:
+        """Every group's learning rate at ``fraction`` of its configured value."""
+        ppo = self.config.ppo
+        for group, lr in zip(self.optimizer.param_groups, [ppo.lr, ppo.critic_lr or ppo.lr]):
+            group["lr"] = lr * fraction
 
     # ------------------------------------------------------------------ run folder
     def _start(self) -> None:
@@ -216,8 +236,9 @@ class Trainer:
         self.selfplay.snapshots.append((name, copy.deepcopy(self.model.actor).eval()))
         self.league.append(name)
         if len(self.league) > self.config.league.max_snapshots:
-            self.league.pop(0)
-            self.selfplay.snapshots.pop(0)  # its file stays until a latest.pt without it is saved (_prune_league)
+            drop = _dropped_snapshot(self.league, self.config.league.keep)
+            self.league.pop(drop)
+            self.selfplay.snapshots.pop(drop)  # its file stays until a latest.pt without it is saved (_prune_league)
 
     # ------------------------------------------------------------------ evaluation
     def evaluate(self, opponents: dict[str, int], seed: int, workers: int,
@@ -246,8 +267,59 @@ class Trainer:
         margin = results[-1].margin
         if margin > self.best_margin:
             self.best_margin = margin
-            self.save("best.pt")
+            if not cfg.select_last:  # with a final selection, best.pt is written by select()
+                self.save("best.pt")
+        if cfg.select_last:
+            self._save_candidate()
         self.log(f"eval at update {self.update}: " + ", ".join(parts))
+
+    # ------------------------------------------------------------------ final selection
+    @property
+    def candidates_dir(self) -> str:
+        return os.path.join(self.ckpt_dir, "candidates")
+
+    def _save_candidate(self) -> None:
+        """The current update as a candidate of the final selection; only the last ``eval.select_last``
+        stay on disk (the final weights are added by :meth:`select`)."""
+        os.makedirs(self.candidates_dir, exist_ok=True)
+        self.save(os.path.join("candidates", f"update_{self.update:06d}.pt"))
+        files = sorted(f for f in os.listdir(self.candidates_dir) if f.endswith(".pt"))
+        for file in files[:-self.config.eval.select_last]:
+            os.remove(os.path.join(self.candidates_dir, file))
+
+    def select(self, progress: bool = False) -> dict[str, Any]:
+        """The final selection: each candidate (the last ``eval.select_last`` evaluated updates and the final
+        weights) plays ``eval.select_hands`` duplicate deals of ``eval.select_seed``, deals that neither
+        training nor the periodic evaluations saw, against ``eval.opponents[-1]``; the best is copied to
+        best.pt. Its margin here is still a maximum over the candidates (biased up a little): the unbiased
+        figure is the final evaluation's, on ``final_eval.seed``. Written to ``checkpoints/selection.json``.
+        """
+        cfg = self.config.eval
+        final = os.path.join("candidates", f"update_{self.update:06d}.pt")
+        if not os.path.isfile(os.path.join(self.ckpt_dir, final)):
+            self.save(final)
+        opponent = cfg.opponents[-1]
+        rows = []
+        for file in sorted(f for f in os.listdir(self.candidates_dir) if f.endswith(".pt")):
+            path = os.path.join(self.candidates_dir, file)
+            result = evaluate(path, opponent, self.rules, n=cfg.select_hands, seed=cfg.select_seed,
+                              workers=cfg.workers, progress=progress)
+            update = int(file.removesuffix(".pt").rpartition("_")[2])
+            self.writer.add_scalar(f"select/margin_vs_{opponent}", result.margin, update)
+            rows.append({"update": update, "file": file, "margin": result.margin, "low": result.margin_low,
+                         "high": result.margin_high})
+            self.log(f"selection, update {update}: vs {opponent} {result.margin:+.3f} "
+                     f"[{result.margin_low:+.3f}, {result.margin_high:+.3f}]")
+        chosen = max(rows, key=lambda row: row["margin"])
+        shutil.copyfile(os.path.join(self.candidates_dir, chosen["file"]), os.path.join(self.ckpt_dir, "best.pt"))
+        summary = {"opponent": opponent, "deals": cfg.select_hands, "seed": cfg.select_seed,
+                   "chosen_update": chosen["update"], "chosen_margin": chosen["margin"], "candidates": rows}
+        with open(os.path.join(self.ckpt_dir, "selection.json"), "w") as f:
+            json.dump(summary, f, indent=2)
+        self.log(f"selected update {chosen['update']} as best.pt: {chosen['margin']:+.3f} vs {opponent} over "
+                 f"{cfg.select_hands:,} selection deals (seed {cfg.select_seed})")
+        self.selection = summary
+        return summary
 
     # ------------------------------------------------------------------ loop
     def _pretrain(self, progress: bool = False) -> None:
@@ -306,7 +378,7 @@ class Trainer:
                     while self.decisions < run.total_decisions and self.seconds_so_far() < limit:
                         if ppo.anneal_lr:  # linear decay to 5% over the budget, or the time limit if it comes first
                             done = max(self.decisions / run.total_decisions, self.seconds_so_far() / limit)
-                            self.optimizer.param_groups[0]["lr"] = ppo.lr * max(0.05, 1 - done)
+                            self._set_learning_rates(max(0.05, 1 - done))
                         t0 = time.perf_counter()
                         rollout = self.selfplay.collect(ppo.rollout_decisions, run.seed, self.update)
                         with guard.finishing(self.update + 1):
@@ -320,6 +392,8 @@ class Trainer:
                     if not math.isfinite(self.best_margin):  # never evaluated: the final weights are the best we know
                         self._periodic_eval()
                     self.save()
+                    if cfg.eval.select_last:
+                        self.select(progress)
             except KeyboardInterrupt:
                 # Abandoned mid-update on a second Ctrl-C: what is in memory is no update's state, keep the file.
                 if self.update > 0 and not guard.quit_at_once:
@@ -361,7 +435,8 @@ class Trainer:
         return _TrainingBar(bar, self.decisions, self.seconds_so_far())
 
     def _result(self) -> TrainResult:
-        return TrainResult(self.run_dir, self.update, self.decisions, self.seconds_so_far(), self.best_margin,
+        margin = self.selection["chosen_margin"] if self.selection else self.best_margin
+        return TrainResult(self.run_dir, self.update, self.decisions, self.seconds_so_far(), margin,
                            os.path.join(self.ckpt_dir, "best.pt"))
 
     def _log_update(self, rollout: Any, stats: dict[str, float], collect_s: float, learn_s: float) -> None:
@@ -369,6 +444,8 @@ class Trainer:
         for key, value in stats.items():
             w.add_scalar(f"losses/{key}", value, step)
         w.add_scalar("charts/learning_rate", self.optimizer.param_groups[0]["lr"], step)
+        if len(self.optimizer.param_groups) > 1:
+            w.add_scalar("charts/critic_learning_rate", self.optimizer.param_groups[1]["lr"], step)
         w.add_scalar("charts/decisions", self.decisions, step)
         w.add_scalar("charts/hands", self.hands, step)
         w.add_scalar("charts/decisions_per_second", len(rollout) / (collect_s + learn_s), step)
@@ -384,6 +461,17 @@ class Trainer:
         live = " ".join(f"{o} {np.mean(m):+.2f}" for o, m in sorted(rollout.margins.items()))
         best = f", best {self.best_margin:+.3f}" if math.isfinite(self.best_margin) else ""
         return f"update {self.update}, train margin {live or '-'}{best}"
+
+
+def _dropped_snapshot(league: list[str], keep: str) -> int:
+    """The index of the snapshot to drop from a league one over its size (names ``update_NNNNNN``, oldest
+    first): the oldest under ``"recent"``; under ``"spread"`` the one nearest its elder neighbour, never
+    the oldest or the newest (ties: the elder), which keeps the league spread evenly over the whole run."""
+    if keep == "recent" or len(league) < 3:
+        return 0
+    updates = [int(name.rpartition("_")[2]) for name in league]
+    gaps = [updates[i] - updates[i - 1] for i in range(1, len(updates) - 1)]
+    return 1 + gaps.index(min(gaps))
 
 
 class _TrainingBar:
