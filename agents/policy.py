@@ -48,6 +48,12 @@ class PolicyNet(nn.Sequential):
     def masked_logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         return torch.where(mask, self(obs), ILLEGAL_LOGIT)
 
+    def features(self, obs: torch.Tensor) -> torch.Tensor:
+        """The last hidden layer's activations (``self(obs)`` is the output layer applied to them)."""
+        for layer in list(self)[:-1]:
+            obs = layer(obs)
+        return obs
+
 
 class ValueNet(nn.Sequential):
     """The critic: ``[batch, input_size]`` -> ``[batch]`` values (training only)."""
@@ -70,13 +76,25 @@ class ActorCritic(nn.Module):
     only shapes the advantages during training, so what it knows never reaches play.
     """
 
-    def __init__(self, obs_size: int, num_actions: int, hidden: list[int], critic_extra: int = 0) -> None:
+    def __init__(self, obs_size: int, num_actions: int, hidden: list[int], critic_extra: int = 0,
+                 solver_head: bool = False) -> None:
         super().__init__()
         self.obs_size = obs_size
         self.num_actions = num_actions
         self.critic_extra = critic_extra
         self.actor = PolicyNet(obs_size, num_actions, hidden)
         self.critic = ValueNet(obs_size + critic_extra, hidden)
+        # The auxiliary head of solver targets (training/solver_targets.py): a value per action from the
+        # actor's features, which it shapes; trained, never played (checkpoints play the actor alone).
+        self.solver_head = _init(nn.Linear(hidden[-1], num_actions), 1.0) if solver_head else None
+
+    def solver_values(self, obs: torch.Tensor, mask: torch.Tensor
+                      ) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(masked logits, per-action values of the solver head)``, from one pass through the actor."""
+        if self.solver_head is None:
+            raise ValueError("this ActorCritic has no solver head (build it with solver_head=True)")
+        features = self.actor.features(obs)
+        return torch.where(mask, self.actor[-1](features), ILLEGAL_LOGIT), self.solver_head(features)
 
     def masked_logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         return self.actor.masked_logits(obs, mask)

@@ -47,7 +47,12 @@ class ModelConfig:
 
 
 # The values of model keys added after runs were saved: a run's config that lacks one was trained with this.
-PREDATING = {"model": {"observation": "absolute", "critic": "seat"}, "league": {"keep": "recent"}}
+PREDATING = {
+    "model": {"observation": "absolute", "critic": "seat"},
+    "ppo": {"critic_lr": 0.0, "solver_coef": 0.0, "solver_fraction": 0.25},
+    "league": {"keep": "recent"},
+    "eval": {"select_last": 0, "select_hands": 5000, "select_seed": 777},
+}
 CRITICS = ("oracle", "seat")
 LEAGUE_KEEP = ("spread", "recent")
 
@@ -71,6 +76,11 @@ class PPOConfig:
     target_kl: float = 0.0  # stop the epochs of an update when the approximate KL passes this (0: never)
     norm_adv: bool = True
     reward_scale: float = 0.25  # hand points times this is the reward the learner sees
+    # Solver targets (training/solver_targets.py): an auxiliary head on the actor's features regressed onto
+    # the double-dummy value of each legal card, at this share of the learner's play decisions, with this
+    # weight in the loss (0: none).
+    solver_coef: float = 0.0
+    solver_fraction: float = 0.25
 
 
 @dataclass
@@ -176,6 +186,9 @@ class TrainConfig:
         _positive("league.snapshot_every", lg.snapshot_every)
         _positive("league.max_snapshots", lg.max_snapshots)
         _choice("league.keep", lg.keep, LEAGUE_KEEP)
+        if p.solver_coef < 0 or not 0 < p.solver_fraction <= 1:
+            raise ValueError(f"config ppo.solver_coef must be 0 or more and ppo.solver_fraction in (0, 1], got "
+                             f"{p.solver_coef!r} and {p.solver_fraction!r}")
         if p.critic_lr < 0:
             raise ValueError(f"config ppo.critic_lr must be positive, or 0 to share ppo.lr, got {p.critic_lr!r}")
         if self.eval.select_last < 0:

@@ -43,14 +43,23 @@ def ppo_update(
     adv_all = torch.from_numpy(adv_np)
     ret = torch.from_numpy(ret_np)
     n = len(rollout)
-    stats: dict[str, list[float]] = {k: [] for k in ("policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac")}
+    keys = ["policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac"]
+    solver = rollout.solver_target is not None and model.solver_head is not None and cfg.solver_coef > 0
+    if solver:
+        target_all = torch.from_numpy(rollout.solver_target)
+        keys.append("solver_loss")
+    stats: dict[str, list[float]] = {k: [] for k in keys}
     model.train()
     for _ in range(cfg.epochs):
         order = torch.randperm(n, generator=generator)
         kl_epoch = []
         for start in range(0, n, cfg.minibatch_size):
             mb = order[start:start + cfg.minibatch_size]
-            logits, value = model(obs[mb], mask[mb], extra[mb])
+            if solver:  # the actor's features once, for the logits and the solver head
+                logits, q = model.solver_values(obs[mb], mask[mb])
+                value = model.value(obs[mb], extra[mb])
+            else:
+                logits, value = model(obs[mb], mask[mb], extra[mb])
             log_prob, entropy = log_prob_and_entropy(logits, actions[mb])
             log_ratio = log_prob - old_log_prob[mb]
             ratio = log_ratio.exp()
@@ -64,6 +73,12 @@ def ppo_update(
             else:
                 value_loss = 0.5 * ((value - ret[mb]) ** 2).mean()
             loss = policy_loss - cfg.ent_coef * entropy.mean() + cfg.vf_coef * value_loss
+            if solver:  # regression onto the double-dummy values where a target was recorded
+                target = target_all[mb]
+                has = ~torch.isnan(target)
+                solver_loss = 0.5 * ((q - target.nan_to_num()) ** 2)[has].mean() if has.any() else q.sum() * 0
+                loss = loss + cfg.solver_coef * solver_loss
+                stats["solver_loss"].append(solver_loss.item())
             optimizer.zero_grad()
             loss.backward()
             nn.utils.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)

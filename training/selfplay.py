@@ -17,6 +17,10 @@ Oracle critic. With an :class:`~euchre_env.training.oracle.Oracle` each learner 
 records the privileged features of its state (``Rollout.extra``) for the critic; the actor's
 input is the observation alone.
 
+Solver targets. With a :class:`~euchre_env.training.solver_targets.SolverTargets` a share of the
+learner's play decisions also records the double-dummy value of each legal card on the true deal
+(``Rollout.solver_target``, in the frame of the observation), the auxiliary head's regression targets.
+
 Each game slot holds one game between two teams. Who holds them is drawn per game from the
 league mix: ``"self"`` (the learner holds all four seats), ``"past"`` (a frozen snapshot of the
 learner holds one team) or an agent spec such as ``"rules"`` (that agent holds one team); the
@@ -55,10 +59,12 @@ from euchre_env.cards import SUITS
 from euchre_env.decision import ask_agent
 from euchre_env.engine import GameState, hand_reward, team_margin
 from euchre_env.observation import Observer
+from euchre_env.phases import Phase
 from euchre_env.rules import Rules
 from euchre_env.seats import NUM_SEATS, team_of
 from euchre_env.structured import Frame, StructuredObserver, make_observer
 from euchre_env.training.oracle import Oracle
+from euchre_env.training.solver_targets import SolverTargets
 
 LEARNER = "learner"
 SELF = "self"
@@ -81,6 +87,10 @@ class Rollout:
     forced: int = 0  # learner moves with one legal action, applied without recording
     inference_seconds: float = 0.0  # time in the networks' forward passes (the rest is the game and encoding)
     margins: dict[str, list[float]] = field(default_factory=dict)  # opponent -> learner's hand margins
+    # [n, num_actions] float32 in the frame of the observation: the scaled double-dummy value of each legal
+    # card at the play decisions drawn for solver targets (training/solver_targets.py), NaN elsewhere;
+    # None when the run has no solver targets.
+    solver_target: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.action)
@@ -100,13 +110,16 @@ class SelfPlay:
 
     def __init__(self, rules: Rules, model: ActorCritic, num_games: int, mix: dict[str, float],
                  scripted: dict[str, Any], reward_scale: float, *, observation: str = "absolute",
-                 oracle: Oracle | None = None) -> None:
+                 oracle: Oracle | None = None, solver: SolverTargets | None = None,
+                 solver_fraction: float = 0.0) -> None:
         self.rules = rules
         self.model = model
         self.observer = Observer(rules)  # what scripted agents and teachers get, as from the absolute env
         self.encoder = make_observer(rules, observation)  # what the networks get
         self._identity = Frame(rules, tuple(range(len(SUITS))))  # the absolute observation's action frame
         self.oracle = oracle
+        self.solver = solver  # labels a solver_fraction of the learner's play decisions (not a teacher's)
+        self.solver_fraction = solver_fraction
         self.extra_size = oracle.size if oracle is not None else 0
         self.num_games = num_games
         self.names = list(mix)
@@ -156,6 +169,9 @@ class SelfPlay:
         value = np.zeros(cap, np.float32)
         reward = np.zeros(cap, np.float32)
         next_index = np.full(cap, -1, np.int64)
+        labelled = self.solver is not None and teacher is None
+        target = np.full((cap, self.num_actions) if labelled else (0, 0), np.nan, np.float32)
+        label_rng = np.random.default_rng([seed, update, stream, 3])  # its own stream: the rest is unchanged
         margins: dict[str, list[float]] = defaultdict(list)
         hands = forced = n = 0
         inference = 0.0
@@ -219,6 +235,12 @@ class SelfPlay:
                         acts, logps = sample_actions(logits, generator)
                     inference += time.perf_counter() - t
                     action[rows], log_prob[rows], value[rows] = acts.numpy(), logps.numpy(), values.numpy()
+                if labelled:
+                    for i, g, frame in zip(idx, learner, frames):
+                        state = slots[g].state
+                        if state.phase == Phase.PLAY and label_rng.random() < self.solver_fraction:
+                            for a, points in self.solver.values(state).items():
+                                target[i, frame.action_to_canonical[a]] = self.reward_scale * points
                 for i, g, frame in zip(idx, learner, frames):
                     slot = slots[g]
                     seat = slot.state.current
@@ -242,7 +264,7 @@ class SelfPlay:
                 for g, frame, a in zip(group, frames, acts.tolist()):
                     slots[g].state.apply(frame.to_absolute_action(a))
         return Rollout(obs[:n], mask[:n], action[:n], log_prob[:n], value[:n], reward[:n], next_index[:n],
-                       extra[:n], hands, forced, inference, dict(margins))
+                       extra[:n], hands, forced, inference, dict(margins), target[:n] if labelled else None)
 
     def _encode(self, states: list[GameState], obs: np.ndarray, mask: np.ndarray) -> list[Frame]:
         """Write each state's observation of the seat to act into ``obs`` and its legal actions into the

@@ -67,6 +67,7 @@ from euchre_env.training.interrupt import InterruptGuard, TrainingInterrupted
 from euchre_env.training.oracle import Oracle
 from euchre_env.training.ppo import ppo_update
 from euchre_env.training.selfplay import PAST, SELF, SelfPlay
+from euchre_env.training.solver_targets import SolverTargets
 
 
 @dataclass
@@ -98,7 +99,8 @@ class Trainer:
         self.oracle = Oracle(self.rules, [SELF, PAST, *scripted]) if model.critic == "oracle" else None
         torch.manual_seed(config.run.seed)  # the initial weights (a resumed run loads its own over them)
         self.model = ActorCritic(obs_size, len(action_table(self.rules)), model.hidden,
-                                 critic_extra=self.oracle.size if self.oracle is not None else 0)
+                                 critic_extra=self.oracle.size if self.oracle is not None else 0,
+                                 solver_head=config.ppo.solver_coef > 0)
         self.optimizer = torch.optim.Adam(self._param_groups(), lr=config.ppo.lr, eps=1e-5)
         self.update = 0
         self.decisions = 0  # learner decisions trained on
@@ -126,7 +128,8 @@ class Trainer:
         ppo = self.config.ppo
         if not ppo.critic_lr:
             return [{"params": list(self.model.parameters()), "lr": ppo.lr}]
-        return [{"params": list(self.model.actor.parameters()), "lr": ppo.lr},
+        head = list(self.model.solver_head.parameters()) if self.model.solver_head is not None else []
+        return [{"params": list(self.model.actor.parameters()) + head, "lr": ppo.lr},  # the head trains the actor
                 {"params": list(self.model.critic.parameters()), "lr": ppo.critic_lr}]
 
     def _set_learning_rates(self, fraction: float) -> None:
@@ -159,6 +162,8 @@ class Trainer:
             else:
                 self.model.actor.load_state_dict(data["actor"])
                 self.model.critic.load_state_dict(data["critic"])
+                if self.model.solver_head is not None:
+                    self.model.solver_head.load_state_dict(data["solver_head"])
             self.optimizer.load_state_dict(data["optimizer"])
             counters = data["counters"]
             self.update, self.decisions, self.hands = counters["update"], counters["decisions"], counters["hands"]
@@ -188,8 +193,11 @@ class Trainer:
 
     def _selfplay(self, mix: dict[str, float], scripted: dict[str, Any]) -> SelfPlay:
         """A collector of this run's model, observation and oracle against ``mix``."""
-        return SelfPlay(self.rules, self.model, self.config.ppo.num_games, mix, scripted,
-                        self.config.ppo.reward_scale, observation=self.config.model.observation, oracle=self.oracle)
+        ppo = self.config.ppo
+        solver = SolverTargets(self.rules) if ppo.solver_coef > 0 else None
+        return SelfPlay(self.rules, self.model, ppo.num_games, mix, scripted, ppo.reward_scale,
+                        observation=self.config.model.observation, oracle=self.oracle, solver=solver,
+                        solver_fraction=ppo.solver_fraction)
 
     # ------------------------------------------------------------------ checkpoints
     def play_payload(self) -> dict[str, Any]:
@@ -199,6 +207,8 @@ class Trainer:
     def checkpoint_payload(self) -> dict[str, Any]:
         payload = self.play_payload()
         payload["critic"] = {k: v.detach().clone() for k, v in self.model.critic.state_dict().items()}
+        if self.model.solver_head is not None:
+            payload["solver_head"] = {k: v.detach().clone() for k, v in self.model.solver_head.state_dict().items()}
         payload["optimizer"] = self.optimizer.state_dict()
         payload["config"] = self.config.to_dict()
         payload["league"] = list(self.league)
