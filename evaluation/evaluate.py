@@ -33,12 +33,14 @@ def evaluate(
     chunk: int | None = None,
     progress: bool | None = False,
     first: int = 0,
+    leave: bool = True,
 ) -> MatchResult:
     """A duplicate match of ``n`` pairs (deals, or games with ``episode="game"``) of A against B.
 
     ``progress``: True draws a bar on stderr (with the live margin) for runs over a second, None
     does so only when stderr is a terminal, False never. ``first``: play the pairs
-    ``first .. first+n-1`` (a long match split into runs; see ``merge_results``).
+    ``first .. first+n-1`` (a long match split into runs; see ``merge_results``). ``leave=False``
+    erases the bar at the end (the trainer's periodic evaluations, which log a line of their own).
     """
     if isinstance(rules, str):
         rules = Rules.preset(rules)
@@ -48,7 +50,7 @@ def evaluate(
     bar = None
     if progress:
         unit = "deals" if episode == "hand" else "game pairs"
-        bar = Progress(n, f"{spec_name(agent_a)} vs {spec_name(agent_b)}", unit)
+        bar = Progress(n, f"{spec_name(agent_a)} vs {spec_name(agent_b)}", unit, leave=leave)
     start = time.perf_counter()
     records = play_match(match, n, workers, chunk, bar, first)
     return summarize(match, records, time.perf_counter() - start, workers)

@@ -28,8 +28,8 @@ class _LineEnd:
         self.open_line = False
 
     def write(self, text: str) -> int:
-        if text:
-            self.open_line = not text.endswith("\n")
+        if text:  # a bar erased (leave=False) ends with "\r" at the start of its blank line: nothing is open
+            self.open_line = not text.endswith(("\n", "\r"))
         return self.stream.write(text)
 
     def __getattr__(self, name: str) -> Any:  # flush, encoding, isatty, fileno: the stream's own
@@ -56,14 +56,15 @@ class _Bar(tqdm):
 
 def progress_bar(total: int, desc: str, unit: str, *, enabled: bool = True, initial: int = 0,
                  stream: TextIO | None = None, delay: float = 1.0, interval: float = 0.2,
-                 unit_scale: bool = False) -> tqdm:
+                 unit_scale: bool = False, leave: bool = True) -> tqdm:
     """A tqdm bar on stderr (or ``stream``) that appears only after ``delay`` seconds: short runs stay silent.
 
     ``enabled=False`` gives a bar that draws nothing (its methods still work), so callers need no branches.
+    ``leave=False``: the bar is erased when it closes (a loop that logs its own line instead).
     """
     line_end = _LineEnd(stream if stream is not None else sys.stderr)
     bar = _Bar(total=total, desc=desc, unit=unit, initial=initial, file=line_end, delay=delay, mininterval=interval,
-               unit_scale=unit_scale, bar_format=BAR_FORMAT, disable=not enabled)
+               unit_scale=unit_scale, bar_format=BAR_FORMAT, disable=not enabled, leave=leave)
     bar.line_end = line_end
     return bar
 
@@ -101,8 +102,8 @@ class Progress:
     """The bar of a match: pairs played, with the live margin ± its half-width as the postfix."""
 
     def __init__(self, total: int, label: str = "", unit: str = "deals", stream: TextIO | None = None,
-                 delay: float = 1.0, interval: float = 0.2) -> None:
-        self.bar = progress_bar(total, label, unit, stream=stream, delay=delay, interval=interval)
+                 delay: float = 1.0, interval: float = 0.2, leave: bool = True) -> None:
+        self.bar = progress_bar(total, label, unit, stream=stream, delay=delay, interval=interval, leave=leave)
 
     def update(self, done: int, margin: float, half: float) -> None:
         pm = f" ±{half:.3f}" if math.isfinite(half) else ""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -329,6 +330,18 @@ def test_progress_bar_shows_the_live_margin():
     bar.update(10, 0.25, 0.1)
     bar.close()
     assert quiet.getvalue() == ""
+
+
+def test_a_transient_bar_is_erased_without_a_blank_line():
+    """leave=False (the trainer's periodic evaluations, which log their own line): the bar's line is blanked
+    and the cursor left at its start, so the next line is written over it and nothing of the bar stays."""
+    stream = io.StringIO()
+    bar = Progress(10, "a vs b", stream=stream, delay=0.0, interval=0.0, leave=False)
+    bar.update(5, 0.25, 0.1)
+    bar.close()
+    text = stream.getvalue()
+    tail = text[text.rindex("±0.100]") + len("±0.100]"):]
+    assert re.fullmatch(r"\r +\r", tail), repr(tail)
 
 
 def test_live_half_width_is_the_final_interval():

@@ -252,22 +252,22 @@ class Trainer:
 
     # ------------------------------------------------------------------ evaluation
     def evaluate(self, opponents: dict[str, int], seed: int, workers: int,
-                 path: str | None = None, progress: bool = False) -> list[MatchResult]:
+                 path: str | None = None, progress: bool = False, leave: bool = True) -> list[MatchResult]:
         """Duplicate matches of the learner (greedy) against each opponent: ``{spec: deals}``, each with its
-        bar on stderr if ``progress``."""
+        bar on stderr if ``progress`` (erased at its end unless ``leave``)."""
         if path is None:  # the current weights, played in this process
             spec: Any = _GreedyFactory(self.model.actor, self.rules, self.config.model.observation,
                                        f"update {self.update}")
             workers = 1
         else:
             spec = path
-        return [evaluate(spec, opp, self.rules, n=n, seed=seed, workers=workers, progress=progress)
+        return [evaluate(spec, opp, self.rules, n=n, seed=seed, workers=workers, progress=progress, leave=leave)
                 for opp, n in opponents.items()]
 
     def _periodic_eval(self) -> None:
         cfg = self.config.eval
         results = self.evaluate({o: cfg.hands for o in cfg.opponents}, cfg.seed, cfg.workers,
-                                progress=self._progress)
+                                progress=self._progress, leave=False)  # the line below says what they found
         parts = []
         for opp, r in zip(cfg.opponents, results):
             self.writer.add_scalar(f"eval/margin_vs_{opp}", r.margin, self.update)
@@ -313,7 +313,7 @@ class Trainer:
         for file in sorted(f for f in os.listdir(self.candidates_dir) if f.endswith(".pt")):
             path = os.path.join(self.candidates_dir, file)
             result = evaluate(path, opponent, self.rules, n=cfg.select_hands, seed=cfg.select_seed,
-                              workers=cfg.workers, progress=progress)
+                              workers=cfg.workers, progress=progress, leave=False)
             update = int(file.removesuffix(".pt").rpartition("_")[2])
             self.writer.add_scalar(f"select/margin_vs_{opponent}", result.margin, update)
             rows.append({"update": update, "file": file, "margin": result.margin, "low": result.margin_low,
