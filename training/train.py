@@ -402,6 +402,7 @@ class Trainer:
                     if not math.isfinite(self.best_margin):  # never evaluated: the final weights are the best we know
                         self._periodic_eval()
                     self.save()
+                    trained = self.seconds_so_far()  # the selection below is not training time
                     if cfg.eval.select_last:
                         self.select(progress)
             except KeyboardInterrupt:
@@ -411,7 +412,7 @@ class Trainer:
                 self.writer.close()
                 raise TrainingInterrupted(self.update, self._saved_update, self.latest_path) from None
         self.writer.close()
-        return self._result()
+        return self._result(trained)
 
     def _learn(self, rollout: Any, collect_start: float) -> None:
         """The rest of an update once its rollout is collected: PPO, counters, logs, snapshot, evaluation,
@@ -444,9 +445,11 @@ class Trainer:
                                initial=min(self.decisions, run.total_decisions), delay=0.0)
         return _TrainingBar(bar, self.decisions, self.seconds_so_far())
 
-    def _result(self) -> TrainResult:
+    def _result(self, seconds: float | None = None) -> TrainResult:
+        """The run's summary; ``seconds``: its training time (default: until now)."""
         margin = self.selection["chosen_margin"] if self.selection else self.best_margin
-        return TrainResult(self.run_dir, self.update, self.decisions, self.seconds_so_far(), margin,
+        return TrainResult(self.run_dir, self.update, self.decisions,
+                           self.seconds_so_far() if seconds is None else seconds, margin,
                            os.path.join(self.ckpt_dir, "best.pt"))
 
     def _log_update(self, rollout: Any, stats: dict[str, float], collect_s: float, learn_s: float) -> None:
