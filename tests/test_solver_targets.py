@@ -3,12 +3,12 @@ regressed by an auxiliary head of the actor."""
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch", reason="the trainer needs the train extra (torch)")
+
+from tiny_run import QUIET, tiny  # noqa: E402
 
 from euchre_env.actions import PLAY, action_table  # noqa: E402
 from euchre_env.agents.checkpoint import load_checkpoint  # noqa: E402
@@ -17,19 +17,13 @@ from euchre_env.engine import GameState, team_margin  # noqa: E402
 from euchre_env.phases import Phase  # noqa: E402
 from euchre_env.rules import Rules  # noqa: E402
 from euchre_env.seats import team_of  # noqa: E402
-from euchre_env.training.config import load_config  # noqa: E402
 from euchre_env.training.ppo import ppo_update  # noqa: E402
 from euchre_env.training.solver_targets import SolverTargets  # noqa: E402
 from euchre_env.training.train import Trainer  # noqa: E402
 
 torch.set_num_threads(1)
 
-TINY = os.path.join(os.path.dirname(__file__), "..", "configs", "tiny.yaml")
-QUIET = lambda text: None
 
-
-def tiny(*overrides: str):
-    return load_config(TINY, list(overrides))
 
 
 def _minimax(state: GameState, team: int) -> float:

@@ -12,6 +12,8 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="the trainer needs the train extra (torch)")
 
+from tiny_run import QUIET, TINY, tiny  # noqa: E402
+
 from euchre_env.agents.checkpoint import CheckpointError, load_checkpoint, model_payload, save_checkpoint  # noqa: E402
 from euchre_env.agents.neural import NeuralAgent  # noqa: E402
 from euchre_env.agents.policy import ActorCritic, sample_actions  # noqa: E402
@@ -26,12 +28,7 @@ from euchre_env.training.train import Trainer  # noqa: E402
 
 torch.set_num_threads(1)  # tiny networks: threads only add overhead, and CI machines are small
 
-TINY = os.path.join(os.path.dirname(__file__), "..", "configs", "tiny.yaml")
-QUIET = lambda text: None
 
-
-def tiny(*overrides: str):
-    return load_config(TINY, list(overrides))
 
 
 @pytest.fixture(scope="module")

@@ -11,6 +11,8 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="the trainer needs the train extra (torch)")
 
+from tiny_run import QUIET, TINY, tiny  # noqa: E402
+
 from euchre_env.actions import action_table  # noqa: E402
 from euchre_env.agents.checkpoint import build_model, load_checkpoint, save_checkpoint  # noqa: E402
 from euchre_env.agents.neural import NeuralAgent  # noqa: E402
@@ -29,14 +31,9 @@ from euchre_env.training.train import Trainer  # noqa: E402
 
 torch.set_num_threads(1)
 
-TINY = os.path.join(os.path.dirname(__file__), "..", "configs", "tiny.yaml")
-QUIET = lambda text: None
 KNOCK = Rules.preset("knock")
 KINDS = ["self", "past", "rules", "random"]
 
-
-def tiny(*overrides: str):
-    return load_config(TINY, list(overrides))
 
 
 def test_defaults_and_one_line_errors():

@@ -11,19 +11,15 @@ import pytest
 
 torch = pytest.importorskip("torch", reason="the trainer needs the train extra (torch)")
 
+from tiny_run import QUIET, TINY, tiny  # noqa: E402
+
 from euchre_env.agents.checkpoint import load_checkpoint  # noqa: E402
 from euchre_env.training.cli import main  # noqa: E402
-from euchre_env.training.config import load_config  # noqa: E402
 from euchre_env.training.train import Trainer  # noqa: E402
 
 torch.set_num_threads(1)
 
-TINY = os.path.join(os.path.dirname(__file__), "..", "configs", "tiny.yaml")
-QUIET = lambda text: None
 
-
-def tiny(*overrides: str):
-    return load_config(TINY, list(overrides))
 
 
 def test_the_critic_learns_at_its_own_rate(tmp_path):
