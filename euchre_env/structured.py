@@ -197,6 +197,17 @@ class StructuredObserver:
         self._rel = tuple(tuple(relative_seat(s, seat) for s in range(NUM_SEATS)) for seat in range(NUM_SEATS))
         self._scratch = np.zeros(self.size, np.float32)
 
+    @property
+    def sources(self) -> np.ndarray:
+        """``[8, size]``: entry ``i`` of the encoding in frame ``f`` is entry ``sources[f, i]`` of the absolute-suit
+        vector (for a second encoder, such as :mod:`euchre_env.vector`, that gathers the same way)."""
+        return self._perm
+
+    def candidate_frames(self, reference_suit: int) -> tuple[int, ...]:
+        """Indices in ``frames`` of the frames that compete for the canonical one when ``reference_suit`` (trump,
+        or the suit offered in round 1; -1: none) is fixed."""
+        return self._candidates[reference_suit]
+
     def _base_units(self, name: str, size: int) -> list[Unit]:
         if name in CARD_BLOCKS:
             return ["card"]

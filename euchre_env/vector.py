@@ -1,0 +1,471 @@
+"""``VectorEuchre``: thousands of games stepped at once, with the env's observations and masks as arrays.
+
+    from euchre_env.vector import VectorEuchre
+    venv = VectorEuchre("knock", num_envs=4096, seed=0, observation="structured")
+    obs, mask, seat = venv.reset()
+    while training:
+        actions = policy(obs, mask)                       # [num_envs] ids, one per game's seat to act
+        obs, mask, seat, rewards, done, info = venv.step(actions)
+
+- ``obs``: ``float32 [num_envs, obs_size]``, the observation of the seat to act in each game, exactly as
+  ``euchre_env.env`` with the same ``observation`` option shows it (``"absolute"``, the default as in the
+  env, or ``"structured"``); ``mask``: ``bool [num_envs, num_actions]``; ``seat``: ``int64 [num_envs]``.
+  With ``observation="structured"`` the mask and the ids ``step`` takes are in the canonical frame of the
+  seat to act, as in the env (``info_frames()`` names each game's frame).
+- ``rewards``: ``float32 [num_envs, 4]``, each seat's reward from this step: when a hand ends every seat
+  gets its team's points minus the other team's (``reward="points"``), or with ``reward="win"`` +1 / -1
+  when the game ends (as the env).
+- ``done``: ``bool [num_envs]``, the episode ended at this step (``episode="hand"``, the default: every
+  hand; ``"game"``: the game or rubber is decided, or ``max_hands`` cut it). Such a game is reset at once
+  (a new deal, a new dealer, scores 0) and ``obs`` / ``mask`` / ``seat`` are already those of the new
+  episode; the last observation of each of its four seats is in ``info["final_observation"]``.
+- ``info``: ``"hand_over"`` (``bool [num_envs]``, a hand ended), ``"hand_result"`` (game index -> the
+  env's ``hand_result`` dict, built when read), ``"truncated"`` (``bool [num_envs]``, cut by
+  ``max_hands``), ``"final_index"`` (``int64 [k]``, the games that ended) and ``"final_observation"``
+  (``float32 [k, 4, obs_size]``, their seats' last observations, seat order).
+
+Scripted deals: ``reset(options={"deals": [deal, ...]})``, one deal per game in the format of the env's
+``options["deal"]``, checked by the same code with the same messages (prefixed by the game index).
+``current_deal(g)`` gives the deal of game ``g``'s current hand in that format.
+
+An illegal action in any game raises ValueError naming the game, its action and the legal ones, and no
+game changes. Every preset and rules option is supported (keywords as ``euchre_env.env``).
+
+The rules are the reference engine's, ported to arrays in :mod:`euchre_env.vector_kernels` (compiled
+with Numba; the first run on a machine compiles for about a minute and caches the result) and proven
+equal by a differential test against the engine and its observers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import numpy as np
+
+from euchre_env import vector_kernels as K
+from euchre_env.actions import (
+    ACE_NO_FACE,
+    BID,
+    DEFEND,
+    DISCARD,
+    GIVE,
+    HELP,
+    MOON,
+    NAME,
+    ORDER,
+    PASS,
+    PLAY,
+    action_table,
+)
+from euchre_env.cards import SUITS
+from euchre_env.deals import parse_deal
+from euchre_env.episodes import AUTO, REWARDS, check_choice, check_episode_args
+from euchre_env.observation import Observer
+from euchre_env.phases import Phase
+from euchre_env.rules import Rules, resolve_rules
+from euchre_env.seats import NUM_SEATS
+from euchre_env.structured import OBSERVATIONS, StructuredObserver, suit_frames
+
+VECTOR_EPISODE = "hand"  # short episodes by default, as the single-seat training view
+RESET_OPTIONS = ("deals",)
+_KINDS = {PASS: K.K_PASS, ORDER: K.K_ORDER, NAME: K.K_NAME, DEFEND: K.K_DEFEND, DISCARD: K.K_DISCARD,
+          PLAY: K.K_PLAY, BID: K.K_BID, GIVE: K.K_GIVE, ACE_NO_FACE: K.K_ANF}
+_THROWN = {1: "all passed", 2: "ace no face"}
+
+
+class VectorEuchre:
+    """``num_envs`` games of Euchre under one rule set, stepped together; see the module docstring."""
+
+    def __init__(
+        self,
+        rules: str | Rules = "knock",
+        num_envs: int = 1,
+        seed: int | None = None,
+        observation: str = "absolute",
+        episode: str = VECTOR_EPISODE,
+        reward: str = "points",
+        max_hands: int | str | None = AUTO,
+        copy: bool = True,
+        **options: Any,
+    ) -> None:
+        self.rules = resolve_rules(rules, options)
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"'num_envs' must be a positive int, got {num_envs!r}")
+        check_choice("observation", observation, OBSERVATIONS)
+        check_choice("reward", reward, REWARDS)
+        self.max_hands = check_episode_args(self.rules, episode, reward, None, max_hands)
+        self.num_envs = int(num_envs)
+        self.observation = observation
+        self.episode = episode
+        self.reward_mode = reward
+        self.copy = bool(copy)
+        self.table = action_table(self.rules)
+        self.observer = StructuredObserver(self.rules) if observation == "structured" else Observer(self.rules)
+        self.obs_size = self.observer.size
+        self.num_actions = len(self.table)
+        self._tables = _tables(self.rules, observation)
+        self._rng = np.random.default_rng(seed)
+        n, r = self.num_envs, self.rules
+        self._st = np.zeros((n, K.NF), np.int32)
+        self._hands = np.zeros((n, NUM_SEATS, r.deck_spec.num_ids), np.int8)
+        self._dealt = np.zeros_like(self._hands)
+        self._tc = np.zeros((n, r.tricks_per_hand, NUM_SEATS), np.int8)
+        self._ts = np.zeros_like(self._tc)
+        self._calls = np.full((n, self._tables.rounds, NUM_SEATS), -1, np.int16)
+        self._obs = np.zeros((n, self.obs_size), np.float32)
+        self._mask = np.zeros((n, self.num_actions), np.bool_)
+        self._raw = np.zeros((n, self._tables.raw_size + self.num_actions), np.float32)
+        self._started = False
+
+    # ------------------------------------------------------------------ public API
+    @property
+    def observation_layout(self) -> dict[str, tuple[int, int]]:
+        """Block name -> (offset, size) in each observation row (the env's ``observation_layout``)."""
+        return dict(self.observer.layout)
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Start a new episode in every game: ``(obs, mask, seat)``. ``seed`` reseeds the deals."""
+        deals = self._check_reset_options(options)  # everything is checked before anything changes
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        everyone = np.arange(self.num_envs)
+        st = self._st
+        st[:] = 0
+        st[:, K.WINNER] = -1
+        if deals is None:
+            st[:, K.DEALER] = self._rng.integers(NUM_SEATS, size=self.num_envs)
+            cards, upcards = self._random_deals(st[:, K.DEALER])
+        else:
+            st[:, K.DEALER] = [d["dealer"] for d in deals]
+            cards, upcards = self._deal_arrays(deals)
+        self._start(everyone, cards, upcards)
+        self._started = True
+        self._observe()
+        return self._out(self._obs), self._out(self._mask), st[:, K.CUR].astype(np.int64)
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
+        """Apply one action per game (for its seat to act); see the module docstring for what comes back."""
+        if not self._started:
+            raise ValueError("step() before reset()")
+        actions = self._check_actions(actions)
+        ended = np.zeros(self.num_envs, np.bool_)
+        t = self._tables
+        K.step_all(self._st, self._hands, self._dealt, self._tc, self._ts, self._calls, actions, t.opt, t.tab,
+                   t.akind, t.aarg, t.aalone, t.eff, t.power, t.rank, t.rnd, t.to_abs, ended)
+        rewards = np.zeros((self.num_envs, NUM_SEATS), np.float32)
+        done = np.zeros(self.num_envs, np.bool_)
+        truncated = np.zeros(self.num_envs, np.bool_)
+        info: dict[str, Any] = {"hand_over": ended, "truncated": truncated}
+        finished = np.flatnonzero(ended)
+        if finished.size:
+            self._end_hands(finished, rewards, done, truncated, info)
+        else:
+            info["hand_result"] = _HandResults(self, finished)
+            info["final_index"] = finished
+            info["final_observation"] = np.zeros((0, NUM_SEATS, self.obs_size), np.float32)
+        self._observe()
+        return (self._out(self._obs), self._out(self._mask), self._st[:, K.CUR].astype(np.int64), rewards, done,
+                info)
+
+    def current_deal(self, g: int) -> dict[str, Any]:
+        """The deal of game ``g``'s current hand, as the env's ``options["deal"]`` takes it."""
+        deck = self.rules.deck_spec
+        hands = [[c for c in range(deck.num_ids) for _ in range(int(self._dealt[g, s, c]))] for s in range(NUM_SEATS)]
+        deal: dict[str, Any] = {"dealer": int(self._st[g, K.DEALER]), "hands": hands}
+        if not self.rules.is_bid:
+            deal["upcard"] = int(self._st[g, K.UP])
+        return deal
+
+    def info_frames(self) -> list[str]:
+        """The canonical suit order of each game's decision (``"CDHS"`` for every game when absolute)."""
+        if self.observation != "structured":
+            return [SUITS] * self.num_envs
+        frames = suit_frames(self.rules)
+        return [frames[f].suit_order for f in self._st[:, K.FRAME]]
+
+    def scores(self) -> np.ndarray:
+        """``int [num_envs, 2]``: each game's score (team 0, team 1)."""
+        return self._st[:, K.SC:K.SC + 2].copy()
+
+    # ------------------------------------------------------------------ checks
+    def _check_reset_options(self, options: Any) -> list[dict[str, Any]] | None:
+        if options is None:
+            return None
+        if not isinstance(options, dict):
+            raise ValueError(f"reset 'options' must be a dict (known keys: {list(RESET_OPTIONS)}) or None, "
+                             f"got {options!r}")
+        unknown = sorted(set(options) - set(RESET_OPTIONS), key=repr)
+        if unknown:
+            raise ValueError(f"unknown reset option(s) {unknown}; known: {list(RESET_OPTIONS)}")
+        deals = options.get("deals")
+        if deals is None:
+            return None
+        if not isinstance(deals, (list, tuple)) or len(deals) != self.num_envs:
+            got = f"{len(deals)} deals" if isinstance(deals, (list, tuple)) else repr(deals)
+            raise ValueError(f"reset option 'deals' must be a list of {self.num_envs} deals (one per game), got {got}")
+        parsed = []
+        for g, deal in enumerate(deals):
+            try:
+                parsed.append(parse_deal(self.rules, deal))
+            except ValueError as e:
+                raise ValueError(f"deals[{g}]: {e}") from None
+        return parsed
+
+    def _check_actions(self, actions: Any) -> np.ndarray:
+        a = np.asarray(actions)
+        if a.shape != (self.num_envs,) or not (np.issubdtype(a.dtype, np.integer) and a.dtype != np.bool_):
+            raise ValueError(f"actions must be {self.num_envs} integer action ids (one per game), got an array of "
+                             f"shape {a.shape} and dtype {a.dtype}")
+        a = a.astype(np.int64, copy=False)
+        g = K.first_illegal(self._mask, a)
+        if g >= 0:
+            legal = np.flatnonzero(self._mask[g]).tolist()
+            frame = f" (canonical frame {self.info_frames()[g]})" if self.observation == "structured" else ""
+            what = (f"{self.table.describe(int(self._tables.to_abs[self._st[g, K.FRAME], a[g]]))}"
+                    if 0 <= a[g] < self.num_actions else f"{int(a[g])}, out of range 0..{self.num_actions - 1}")
+            raise ValueError(f"illegal action in game {g}: {what}{frame} for seat {int(self._st[g, K.CUR])} in phase "
+                             f"{Phase(int(self._st[g, K.PH])).name}; legal ids: {legal}; no game was changed")
+        return a
+
+    # ------------------------------------------------------------------ internals
+    def _out(self, array: np.ndarray) -> np.ndarray:
+        return array.copy() if self.copy else array
+
+    def _observe(self) -> None:
+        t = self._tables
+        K.observe_all(self._st, self._hands, self._dealt, self._tc, self._ts, self._calls, self._obs, self._mask,
+                      self._raw, t.opt, t.tab, t.akind, t.aarg, t.eff, t.power, t.rank, t.off, t.leader_at, t.card_at,
+                      t.rnd_off, t.rnd_width, t.col, t.perms, t.cands, t.ncands, t.to_abs, t.structured, True)
+
+    def _random_deals(self, dealers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Shuffled deals (``deals.random_deal``'s layout: blocks from the dealer's left, then the up-card)."""
+        r = self.rules
+        k = len(dealers)
+        pack = np.asarray(r.deck_spec.cards(), np.int16)
+        shuffled = self._rng.permuted(np.broadcast_to(pack, (k, pack.size)), axis=1)
+        h = r.hand_size
+        extra = 1 if r.is_bid and r.joker else 0
+        cards = np.full((k, NUM_SEATS, h + extra), -1, np.int16)
+        rows = np.arange(k)
+        for i in range(NUM_SEATS):
+            seat = (dealers + 1 + i) % NUM_SEATS
+            cards[rows, seat, :h] = shuffled[:, i * h:(i + 1) * h]
+        rest = NUM_SEATS * h
+        if extra:  # Bid Euchre with the joker: the dealer takes the 25th card
+            cards[rows, dealers, h] = shuffled[:, rest]
+        upcards = shuffled[:, rest].astype(np.int32) if not r.is_bid else np.full(k, -1, np.int32)
+        return cards, upcards
+
+    def _deal_arrays(self, deals: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
+        width = max(len(h) for d in deals for h in d["hands"])
+        cards = np.full((len(deals), NUM_SEATS, width), -1, np.int16)
+        for g, d in enumerate(deals):
+            for s, hand in enumerate(d["hands"]):
+                cards[g, s, :len(hand)] = hand
+        upcards = np.array([d.get("upcard", -1) for d in deals], np.int32)
+        return cards, upcards
+
+    def _start(self, games: np.ndarray, cards: np.ndarray, upcards: np.ndarray) -> None:
+        t = self._tables
+        K.start_hands(self._st, self._hands, self._dealt, self._tc, self._ts, self._calls, games.astype(np.int64),
+                      cards, upcards, t.opt, t.printed)
+
+    def _end_hands(self, games: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray,
+                   info: dict) -> None:
+        st = self._st
+        margin = (st[games, K.RES_PTS] - st[games, K.RES_PTS + 1]).astype(np.float32)  # team 0's
+        over = st[games, K.PH] == K.GAME_OVER
+        ended = over | (self.episode == "hand")
+        cut = np.zeros_like(ended)
+        if self.max_hands is not None:
+            cut = ~ended & (st[games, K.HANDNO] + 1 >= self.max_hands)
+        finish = ended | cut
+        if self.reward_mode == "points":
+            team0 = margin
+        else:  # episodes.win_reward: the winner's sign; a single hand with no winner yet, its margin's; cut: 0
+            winner = st[games, K.WINNER]
+            team0 = np.where(winner >= 0, np.where(winner == 0, 1.0, -1.0), np.sign(margin)).astype(np.float32)
+            team0 = np.where(finish & ~cut, team0, 0.0)
+        rewards[games, 0] = rewards[games, 2] = team0
+        rewards[games, 1] = rewards[games, 3] = -team0
+        done[games] = finish
+        truncated[games] = cut
+        last = games[finish]
+        final = np.zeros((last.size, NUM_SEATS, self.obs_size), np.float32)
+        t = self._tables
+        K.encode_final(st, self._hands, self._tc, self._ts, self._calls, last, final, self._raw, t.opt, t.off, t.eff,
+                       t.power, t.leader_at, t.card_at, t.rnd_off, t.rnd_width, t.col, t.perms, t.cands, t.ncands,
+                       t.structured)
+        info["final_index"] = last
+        info["final_observation"] = final
+        info["hand_result"] = _HandResults(self, games)  # snapshots the results before the next deal
+        # The games that go on deal their next hand (the deal passes left); the others start a new game.
+        going = games[~finish]
+        st[going, K.DEALER] = (st[going, K.DEALER] + 1) % NUM_SEATS
+        st[going, K.HANDNO] += 1
+        st[last, K.SC:K.RMARGIN + 1] = 0  # scores, hand number, games and rubber points, reneges, ...
+        st[last, K.WINNER] = -1
+        st[last, K.DEALER] = self._rng.integers(NUM_SEATS, size=last.size)
+        restart = np.concatenate([going, last])
+        cards, upcards = self._random_deals(st[restart, K.DEALER])
+        self._start(restart, cards, upcards)
+
+
+class _HandResults(Mapping):
+    """Game index -> the env's ``hand_result`` dict of the hand it finished at this step (built when read)."""
+
+    def __init__(self, venv: VectorEuchre, games: np.ndarray) -> None:
+        self._rules = venv.rules
+        self._games = games.tolist()
+        self._rows = venv._st[games]  # a copy: the games deal on at once
+        self._where = None
+
+    def __getitem__(self, g: int) -> dict[str, Any]:
+        if self._where is None:
+            self._where = {game: i for i, game in enumerate(self._games)}
+        return hand_result(self._rules, self._rows[self._where[g]])
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._games)
+
+    def __len__(self) -> int:
+        return len(self._games)
+
+    def __repr__(self) -> str:
+        return f"{{{', '.join(f'{g}: ...' for g in self._games)}}}"
+
+
+def hand_result(rules: Rules, row: np.ndarray) -> dict[str, Any]:
+    """``GameState.hand_result`` from a game's scalar fields just after its hand ended."""
+    thrown = int(row[K.THROWN])
+    maker = int(row[K.MAKER])
+    result: dict[str, Any] = {
+        "maker_team": None if thrown else maker % 2,
+        "trump": None if thrown else SUITS[row[K.TRUMP]],
+        "maker_alone": False if thrown else bool(row[K.MALONE]),
+        "defender_alone": bool(row[K.DEFALONE] >= 0),
+        "tricks": [int(row[K.TW]), int(row[K.TW + 1])],
+        "points": [int(row[K.RES_PTS]), int(row[K.RES_PTS + 1])],
+        "dealer": int(row[K.DEALER]),
+        "scores": [int(row[K.RES_SC]), int(row[K.RES_SC + 1])],
+    }
+    if thrown:
+        result["thrown_in"] = _THROWN[thrown]
+    reneged = [int(s) for s in row[K.REN:K.REN + row[K.NREN]]]
+    if rules.is_bid:
+        result["bidder"] = None if thrown else int(row[K.BIDDER])
+        result["contract"] = None if thrown else _contract(rules, int(row[K.CONTRACT]))
+        result["reneged"] = reneged
+        if row[K.CLAIMANT] >= 0:
+            result["claimant"] = int(row[K.CLAIMANT])
+    elif rules.renege == "penalize":
+        result["reneged"] = reneged
+    if row[K.GWIN] >= 0:
+        result["game_winner"] = int(row[K.GWIN])
+        if rules.rubber:
+            result["games_won"] = [int(row[K.GW]), int(row[K.GW + 1])]
+            if row[K.PH] == K.GAME_OVER:
+                result["rubber_margin"] = int(row[K.RMARGIN])
+    return result
+
+
+def _contract(rules: Rules, rank: int) -> int | str:
+    if rank == rules.tricks_per_hand:
+        return HELP
+    if rank == rules.tricks_per_hand + 1:
+        return MOON
+    return rank
+
+
+class _Tables:
+    """Every table the kernels read, built once per rule set from the reference modules."""
+
+    def __init__(self, rules: Rules) -> None:
+        deck = rules.deck_spec
+        table = action_table(rules)
+        n = deck.num_ids
+        tricks = rules.tricks_per_hand
+        opt = np.zeros(K.NOPT, np.int64)
+        opt[K.O_BID] = rules.is_bid
+        opt[K.O_STICK] = rules.stick_the_dealer
+        opt[K.O_DPGA] = rules.dealer_partner_must_go_alone
+        opt[K.O_DEFEND] = rules.defend_alone
+        opt[K.O_PENALIZE] = rules.renege == "penalize"
+        opt[K.O_RUBBER] = rules.rubber
+        opt[K.O_TARGET] = rules.game_target
+        opt[K.O_MINUS] = rules.minus_target_loses
+        opt[K.O_TRICKS] = tricks
+        opt[K.O_NIDS] = n
+        opt[K.O_JOKER] = -1 if deck.joker_id is None else deck.joker_id
+        opt[K.O_COPIES] = deck.copies
+        opt[K.O_NRANKS] = deck.num_ranks
+        for key, char in ((K.O_JACK, "J"), (K.O_QUEEN, "Q"), (K.O_KING, "K"), (K.O_ACE, "A")):
+            opt[key] = deck.ranks.index(char)
+        self.opt = opt
+        tab = np.full(K.NTAB, -1, np.int64)
+        tab[K.T_PASS], tab[K.T_ORDER], tab[K.T_ORDER_ALONE] = table.pass_id, table.order_id, table.order_alone_id
+        tab[K.T_NAME], tab[K.T_NAME_ALONE], tab[K.T_DEFEND] = table.name_base, table.name_alone_base, table.defend_id
+        tab[K.T_DISCARD], tab[K.T_PLAY], tab[K.T_BID] = table.discard_base, table.play_base, table.bid_base
+        tab[K.T_GIVE], tab[K.T_ANF] = table.give_base, table.ace_no_face_id
+        tab[K.T_NBIDS], tab[K.T_SIZE] = len(table.bid_levels), len(table)
+        self.tab = tab
+        self.akind = np.array([_KINDS[a.kind] for a in table.actions], np.int64)
+        self.aarg = np.array([table.bid_rank(a.arg) if a.kind == BID else (-1 if a.arg is None else a.arg)
+                              for a in table.actions], np.int64)
+        self.aalone = np.array([int(a.alone) for a in table.actions], np.int64)
+        self.eff = np.array([deck.effective_suits(t) for t in range(-1, 4)], np.int64)
+        self.power = np.array([deck.powers(t) for t in range(4)], np.int64)
+        self.rank = np.array([-1 if c == deck.joker_id else c % deck.num_ranks for c in range(n)], np.int64)
+        self.printed = np.array([deck.printed_suit(c) for c in range(n)], np.int64)
+        # The observation: the structured layout holds the absolute one as its first blocks.
+        structured = StructuredObserver(rules)
+        base = structured.base
+        layout = structured.layout
+        names = {K.B_PHASE: "phase", K.B_TO_ACT: "to_act", K.B_DEALER: "dealer", K.B_HAND: "hand",
+                 K.B_UPCARD: "upcard", K.B_UPSUIT: "upcard_suit", K.B_FATE: "upcard_fate", K.B_DISCARD: "discard",
+                 K.B_GIVEN: "given", K.B_GIVEN_BACK: "given_back", K.B_TRUMP: "trump", K.B_MAKER: "maker",
+                 K.B_OUT: "sitting_out", K.B_TRICKS: "tricks", K.B_TW: "tricks_won", K.B_SCORES: "scores",
+                 K.B_RUBBER: "rubber", K.B_CT: "current_trick", K.B_LED: "led_suit", K.B_WINNING: "winning",
+                 K.B_PWIN: "partner_winning", K.B_PLAYED: "played", K.B_UNSEEN: "unseen", K.B_VOIDS: "voids",
+                 K.B_TN: "trick_number", K.B_LEADS: "leads"}
+        off = np.full(K.NOFF, -1, np.int64)
+        for key, name in names.items():
+            if name in layout:
+                off[key] = layout[name][0]
+        off[K.B_BASE_SIZE] = base.size
+        off[K.B_SIZE] = structured.size
+        self.off = off
+        self.raw_size = structured.size
+        self.leader_at = np.array(base._leader_at, np.int64)
+        self.card_at = np.array(base._card_at, np.int64)
+        phases = list(base.columns)  # the calling rounds the observation records, in layout order
+        self.rounds = max(len(phases), 1)
+        self.rnd = np.full(len(Phase), -1, np.int64)
+        self.rnd_off = np.zeros(self.rounds, np.int64)
+        self.rnd_width = np.zeros(self.rounds, np.int64)
+        self.col = np.full((self.rounds, len(table)), -1, np.int64)
+        for r, phase in enumerate(phases):
+            at, width, cols = base._calls[phase]
+            self.rnd[phase] = r
+            self.rnd_off[r], self.rnd_width[r] = at, width
+            for a, c in cols.items():
+                self.col[r, a] = c
+        self.structured = False
+        self.perms = structured.sources
+        self.cands = np.zeros((5, 8), np.int64)
+        self.ncands = np.zeros(5, np.int64)
+        for ref in range(-1, 4):
+            frames = structured.candidate_frames(ref)
+            self.cands[ref + 1, :len(frames)] = frames
+            self.ncands[ref + 1] = len(frames)
+        self.to_abs = np.arange(len(table), dtype=np.int64)[None, :]
+
+
+def _tables(rules: Rules, observation: str) -> _Tables:
+    t = _Tables(rules)
+    if observation == "structured":
+        t.structured = True
+        t.to_abs = np.stack([f.action_to_absolute for f in suit_frames(rules)]).astype(np.int64)
+    return t

@@ -1,0 +1,736 @@
+"""The compiled core of :mod:`euchre_env.vector`: the rules of :mod:`euchre_env.engine` on arrays of games.
+
+This is a second implementation of the reference engine, written for speed and proven equal to it by
+``tests/test_vector.py`` (masks, observations, rewards and hand results at every step of random games in
+every preset). It defines no rule of its own: every function ports one method of
+:class:`~euchre_env.engine.GameState` (the name says which), and every table it reads (effective suits,
+trick powers, the action table, the observation layout, the canonical frames) is built in Python from the
+reference modules by :mod:`euchre_env.vector` and passed in. A rule change goes into the engine first; the
+differential test then shows this file what to follow.
+
+State of game ``g`` (all ``int32`` unless said):
+
+- ``st[g, F]``: scalar fields, ``F`` one of the constants below (phase, seat to act, dealer, ...);
+- ``hands[g, seat, card]`` (int8): copies of each card id in each hand now; ``dealt`` the same as dealt;
+- ``tc[g, k, j]`` / ``ts[g, k, j]`` (int8): card and seat of the ``j``-th play of trick ``k`` (done tricks,
+  then the one in progress at ``k = st[g, NTR]`` with ``st[g, NCUR]`` cards);
+- ``calls[g, r, seat]`` (int16): the action id ``seat`` took in calling round ``r`` (-1: not spoken);
+  every seat speaks at most once a round, which is what the observation records.
+
+Numba compiles the functions on first use and caches the machine code on disk (``cache=True``), so only
+the very first run on a machine pays the compile time. Without Numba, :mod:`euchre_env.vector` uses the
+reference engine instead (same results, slower).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+# ---- scalar fields of st[g, :] ------------------------------------------------------------------------
+PH, CUR, DEALER, UP, UPSUIT, UPTAKEN, TDOWN, TRUMP, MAKER, MALONE, DEFALONE = range(11)
+OUT = 11  # 11..14: seat sits out this hand
+SPK, DISC, NTR, NCUR = 15, 16, 17, 18  # speakers this round, discard (-1), tricks done, cards in the trick
+TW = 19  # 19, 20: tricks won per team
+SC = 21  # 21, 22: game score per team
+HANDNO = 23
+GW = 24  # 24, 25: games won (rubbers)
+RP = 26  # 26, 27: rubber points
+NREN, REN = 28, 29  # reneged seats in order: count, then 29..32
+CONTRACT, BIDDER, GIVEN, GIVENBACK = 33, 34, 35, 36  # Bid Euchre: contract as its bid rank (-1: none)
+WINNER, RMARGIN = 37, 38  # game (rubber) winner, -1 while playing; rubber margin
+RES_PTS = 39  # 39, 40: points of the hand just finished
+RES_SC = 41  # 41, 42: scores after it (the finished game's, for rubbers)
+THROWN, CLAIMANT, GWIN = 43, 44, 45  # 0 played / 1 all passed / 2 ace no face; claimant; game winner of it
+FRAME = 46  # structured observation: the canonical frame of the seat to act
+NF = 47
+
+# ---- phases (euchre_env.phases.Phase) --------------------------------------------------------------
+JOKER_SUIT, CALL1, DISCARD, CALL2, DEFEND, AUCTION, NAME_TRUMP, GIVE, GIVE_BACK, PLAY, HAND_OVER, GAME_OVER = (
+    range(12))
+
+# ---- opt[:]: the rules as numbers -----------------------------------------------------------------
+O_BID, O_STICK, O_DPGA, O_DEFEND, O_PENALIZE, O_RUBBER, O_TARGET, O_MINUS = range(8)
+O_TRICKS, O_NIDS, O_JOKER, O_COPIES, O_NRANKS, O_JACK, O_QUEEN, O_KING, O_ACE = range(8, 17)
+NOPT = 17
+
+# ---- tab[:]: first ids of the action table's blocks (-1: absent) -------------------------------------
+T_PASS, T_ORDER, T_ORDER_ALONE, T_NAME, T_NAME_ALONE, T_DEFEND, T_DISCARD, T_PLAY, T_BID, T_GIVE, T_ANF = range(11)
+T_NBIDS, T_SIZE = 11, 12
+NTAB = 13
+
+# ---- action kinds (akind[a]); aarg[a] is the card, suit or bid rank -----------------------------------
+K_PASS, K_ORDER, K_NAME, K_DEFEND, K_DISCARD, K_PLAY, K_BID, K_GIVE, K_ANF = range(9)
+
+# ---- observation offsets off[:] (-1: no such block) --------------------------------------------------
+(B_PHASE, B_TO_ACT, B_DEALER, B_HAND, B_UPCARD, B_UPSUIT, B_FATE, B_DISCARD, B_GIVEN, B_GIVEN_BACK, B_TRUMP,
+ B_MAKER, B_OUT, B_TRICKS, B_TW, B_SCORES, B_RUBBER, B_CT, B_LED, B_WINNING, B_PWIN, B_PLAYED, B_UNSEEN,
+ B_VOIDS, B_TN, B_LEADS, B_BASE_SIZE, B_SIZE) = range(28)
+NOFF = 28
+
+SCORE_BOUND = 8.0  # euchre_env.observation.SCORE_BOUND (passed in as a float by the caller would cost a lookup)
+
+
+# =============================================================================== small helpers
+@njit(cache=True)
+def _left(s):
+    return (s + 1) % 4
+
+
+@njit(cache=True)
+def _partner(s):
+    return (s + 2) % 4
+
+
+@njit(cache=True)
+def _next_active(st, g, s):
+    n = (s + 1) % 4
+    while st[g, OUT + n]:
+        n = (n + 1) % 4
+    return n
+
+
+@njit(cache=True)
+def _active(st, g):
+    return 4 - st[g, OUT] - st[g, OUT + 1] - st[g, OUT + 2] - st[g, OUT + 3]
+
+
+@njit(cache=True)
+def _set(st, g, phase, seat):
+    st[g, PH] = phase
+    st[g, CUR] = seat
+
+
+@njit(cache=True)
+def _trick_winner(tc, ts, g, k, ncards, trump, eff, power):
+    """Seat taking trick ``k`` of game ``g`` so far (``cards.trick_winner``: the first of equal cards wins)."""
+    first = tc[g, k, 0]
+    led = eff[trump + 1, first]
+    best = 0
+    best_key = power[trump, first]
+    for j in range(1, ncards):
+        c = tc[g, k, j]
+        s = eff[trump + 1, c]
+        if s == trump or s == led:  # noqa: SIM109 (numba: the operands' int types differ)
+            key = power[trump, c]
+            if key > best_key:
+                best = j
+                best_key = key
+    return ts[g, k, best]
+
+
+# =============================================================================== dealing
+@njit(cache=True)
+def start_hand(st, hands, dealt, tc, ts, calls, g, deal, upcard, opt, printed):
+    """``GameState._start_hand`` for game ``g``: ``deal[seat]`` its cards (-1 padded), ``upcard`` (-1: none)."""
+    nids = opt[O_NIDS]
+    for s in range(4):
+        for c in range(nids):
+            hands[g, s, c] = 0
+        for j in range(deal.shape[1]):
+            c = deal[s, j]
+            if c >= 0:
+                hands[g, s, c] += 1
+        for c in range(nids):
+            dealt[g, s, c] = hands[g, s, c]
+        st[g, OUT + s] = 0
+    for r in range(calls.shape[1]):
+        for s in range(4):
+            calls[g, r, s] = -1
+    st[g, UP] = upcard
+    st[g, UPSUIT] = -1
+    st[g, UPTAKEN] = 0
+    st[g, TDOWN] = 0
+    st[g, TRUMP] = -1
+    st[g, MAKER] = -1
+    st[g, MALONE] = 0
+    st[g, DEFALONE] = -1
+    st[g, SPK] = 0
+    st[g, DISC] = -1
+    st[g, NTR] = 0
+    st[g, NCUR] = 0
+    st[g, TW] = 0
+    st[g, TW + 1] = 0
+    st[g, NREN] = 0
+    st[g, CONTRACT] = -1
+    st[g, BIDDER] = -1
+    st[g, GIVEN] = -1
+    st[g, GIVENBACK] = -1
+    st[g, THROWN] = 0
+    st[g, CLAIMANT] = -1
+    st[g, GWIN] = -1
+    dealer = st[g, DEALER]
+    first = _left(dealer)
+    if opt[O_BID]:
+        if opt[O_JOKER] >= 0:
+            _set(st, g, DISCARD, dealer)
+        else:
+            _set(st, g, AUCTION, first)
+    elif upcard == opt[O_JOKER]:
+        _set(st, g, JOKER_SUIT, dealer)
+    else:
+        st[g, UPSUIT] = printed[upcard]
+        _set(st, g, CALL1, first)
+
+
+# =============================================================================== legal actions
+@njit(cache=True)
+def legal_mask(st, hands, dealt, tc, g, opt, tab, akind, aarg, eff, power, rank, mask):
+    """``GameState._compute_legal`` as a 0/1 mask over the absolute action ids (zeroed first)."""
+    for a in range(mask.shape[0]):
+        mask[a] = 0
+    p = st[g, PH]
+    seat = st[g, CUR]
+    nids = opt[O_NIDS]
+    if p == PLAY:
+        base = tab[T_PLAY]
+        trump = st[g, TRUMP]
+        if st[g, NCUR] > 0 and not opt[O_PENALIZE]:
+            led = eff[trump + 1, tc[g, st[g, NTR], 0]]
+            follows = 0
+            for c in range(nids):
+                if hands[g, seat, c] > 0 and eff[trump + 1, c] == led:
+                    mask[base + c] = 1
+                    follows += 1
+            if follows:
+                return
+        for c in range(nids):
+            if hands[g, seat, c] > 0:
+                mask[base + c] = 1
+    elif p == CALL1:
+        mask[tab[T_PASS]] = 1
+        if opt[O_DPGA] and seat == _partner(st[g, DEALER]):
+            mask[tab[T_ORDER_ALONE]] = 1
+            return
+        mask[tab[T_ORDER]] = 1
+        if tab[T_ORDER_ALONE] >= 0:
+            mask[tab[T_ORDER_ALONE]] = 1
+    elif p == CALL2:
+        if not (seat == st[g, DEALER] and opt[O_STICK]):
+            mask[tab[T_PASS]] = 1
+        for s in range(4):
+            if s != st[g, UPSUIT]:
+                mask[tab[T_NAME] + s] = 1
+                if tab[T_NAME_ALONE] >= 0:
+                    mask[tab[T_NAME_ALONE] + s] = 1
+    elif p == DISCARD:
+        for c in range(nids):
+            if hands[g, seat, c] > 0:
+                mask[tab[T_DISCARD] + c] = 1
+    elif p == DEFEND:
+        mask[tab[T_PASS]] = 1
+        mask[tab[T_DEFEND]] = 1
+    elif p == JOKER_SUIT or p == NAME_TRUMP:  # noqa: SIM109 (numba compiles plain comparisons)
+        for s in range(4):
+            mask[tab[T_NAME] + s] = 1
+    elif p == AUCTION:
+        if not (opt[O_STICK] and seat == st[g, DEALER] and st[g, CONTRACT] < 0):
+            mask[tab[T_PASS]] = 1
+        if tab[T_ANF] >= 0 and ace_no_face_eligible(dealt, g, seat, opt, rank):
+            mask[tab[T_ANF]] = 1
+        floor = st[g, CONTRACT] if st[g, CONTRACT] >= 0 else 0
+        for i in range(tab[T_NBIDS]):
+            if aarg[tab[T_BID] + i] > floor:
+                mask[tab[T_BID] + i] = 1
+    elif p == GIVE:
+        for c in range(nids):
+            if hands[g, seat, c] > 0:
+                mask[tab[T_GIVE] + c] = 1
+    elif p == GIVE_BACK:
+        given = st[g, GIVEN]
+        trump = st[g, TRUMP]
+        best = -1
+        for c in range(nids):
+            held = hands[g, seat, c] - (1 if c == given else 0)  # the partner gives from its own cards
+            if held > 0 and eff[trump + 1, c] == trump and (best < 0 or power[trump, c] > power[trump, best]):
+                best = c
+        if best >= 0:
+            mask[tab[T_GIVE] + best] = 1
+            return
+        for c in range(nids):
+            if hands[g, seat, c] - (1 if c == given else 0) > 0:
+                mask[tab[T_GIVE] + c] = 1
+
+
+@njit(cache=True)
+def ace_no_face_eligible(dealt, g, seat, opt, rank):
+    """``GameState.ace_no_face_eligible``: dealt at least one ace and no J, Q or K (the joker is no face)."""
+    ace = False
+    for c in range(opt[O_NIDS]):
+        if dealt[g, seat, c] > 0 and c != opt[O_JOKER]:
+            r = rank[c]
+            if r == opt[O_JACK] or r == opt[O_QUEEN] or r == opt[O_KING]:
+                return False
+            if r == opt[O_ACE]:
+                ace = True
+    return ace
+
+
+# =============================================================================== acting
+@njit(cache=True)
+def apply(st, hands, dealt, tc, ts, calls, g, action, opt, tab, akind, aarg, aalone, eff, power, rank, rnd):
+    """``GameState.apply`` for a legal ``action`` (absolute id) of game ``g``. Returns 1 if the hand ended."""
+    p = st[g, PH]
+    seat = st[g, CUR]
+    kind = akind[action]
+    arg = aarg[action]
+    if rnd[p] >= 0:  # a calling round: the observation records each seat's call
+        calls[g, rnd[p], seat] = action
+    if p == PLAY:
+        return _play(st, hands, tc, ts, g, seat, arg, opt, eff, power)
+    if p == CALL1:
+        if kind == K_PASS:
+            st[g, SPK] += 1
+            if st[g, SPK] == 4:
+                st[g, SPK] = 0
+                st[g, TDOWN] = 1
+                _set(st, g, CALL2, _left(st[g, DEALER]))
+            else:
+                _set(st, g, CALL1, _left(seat))
+            return 0
+        _fix_trump(st, g, seat, st[g, UPSUIT], aalone[action])
+        dealer = st[g, DEALER]
+        if st[g, OUT + dealer]:
+            return _after_trump_fixed(st, g, opt)
+        hands[g, dealer, st[g, UP]] += 1
+        st[g, UPTAKEN] = 1
+        _set(st, g, DISCARD, dealer)
+        return 0
+    if p == CALL2:
+        if kind == K_PASS:
+            st[g, SPK] += 1
+            if st[g, SPK] == 4:
+                return _finish_hand(st, g, opt, 1, -1)
+            _set(st, g, CALL2, _left(seat))
+            return 0
+        _fix_trump(st, g, seat, arg, aalone[action])
+        return _after_trump_fixed(st, g, opt)
+    if p == DISCARD:
+        hands[g, seat, arg] -= 1
+        st[g, DISC] = arg
+        if opt[O_BID]:
+            _set(st, g, AUCTION, _left(st[g, DEALER]))
+            return 0
+        return _after_trump_fixed(st, g, opt)
+    if p == DEFEND:
+        if kind == K_DEFEND:
+            st[g, DEFALONE] = seat
+            st[g, OUT + _partner(seat)] = 1
+            _start_play(st, g)
+            return 0
+        st[g, SPK] += 1
+        if st[g, SPK] == 2:
+            _start_play(st, g)
+            return 0
+        _set(st, g, DEFEND, _next_defender(st, g, _left(seat)))
+        return 0
+    if p == JOKER_SUIT:
+        st[g, UPSUIT] = arg
+        _set(st, g, CALL1, _left(st[g, DEALER]))
+        return 0
+    if p == AUCTION:
+        if kind == K_ANF:
+            return _finish_hand(st, g, opt, 2, seat)
+        if kind == K_BID:
+            st[g, CONTRACT] = arg
+            st[g, BIDDER] = seat
+        st[g, SPK] += 1
+        tricks = opt[O_TRICKS]
+        if st[g, CONTRACT] == tricks + 1 or st[g, SPK] == 4:  # moon, or everyone has spoken
+            st[g, SPK] = 0
+            if st[g, CONTRACT] < 0:
+                return _finish_hand(st, g, opt, 1, -1)
+            st[g, MAKER] = st[g, BIDDER]
+            st[g, MALONE] = 1 if st[g, CONTRACT] >= tricks else 0  # help and moon play without the partner
+            _set(st, g, NAME_TRUMP, st[g, BIDDER])
+            return 0
+        _set(st, g, AUCTION, _left(seat))
+        return 0
+    if p == NAME_TRUMP:
+        st[g, TRUMP] = arg
+        if st[g, CONTRACT] == opt[O_TRICKS]:  # help
+            _set(st, g, GIVE, seat)
+        else:
+            if st[g, CONTRACT] == opt[O_TRICKS] + 1:  # moon
+                st[g, OUT + _partner(seat)] = 1
+            _set(st, g, PLAY, seat)
+        return 0
+    if p == GIVE:
+        hands[g, seat, arg] -= 1
+        hands[g, _partner(seat), arg] += 1
+        st[g, GIVEN] = arg
+        _set(st, g, GIVE_BACK, _partner(seat))
+        return 0
+    if p == GIVE_BACK:
+        hands[g, seat, arg] -= 1
+        hands[g, st[g, BIDDER], arg] += 1
+        st[g, GIVENBACK] = arg
+        st[g, OUT + seat] = 1
+        _set(st, g, PLAY, st[g, BIDDER])
+        return 0
+    return 0
+
+
+@njit(cache=True)
+def _fix_trump(st, g, seat, suit, alone):
+    st[g, SPK] = 0
+    st[g, TRUMP] = suit
+    st[g, MAKER] = seat
+    st[g, MALONE] = alone
+    if alone:
+        st[g, OUT + _partner(seat)] = 1
+
+
+@njit(cache=True)
+def _after_trump_fixed(st, g, opt):
+    if opt[O_DEFEND] and st[g, MALONE]:
+        _set(st, g, DEFEND, _next_defender(st, g, _left(st[g, DEALER])))
+        return 0
+    _start_play(st, g)
+    return 0
+
+
+@njit(cache=True)
+def _next_defender(st, g, seat):
+    while seat % 2 == st[g, MAKER] % 2:
+        seat = _left(seat)
+    return seat
+
+
+@njit(cache=True)
+def _start_play(st, g):
+    st[g, SPK] = 0
+    _set(st, g, PLAY, _next_active(st, g, st[g, DEALER]))
+
+
+@njit(cache=True)
+def _play(st, hands, tc, ts, g, seat, card, opt, eff, power):
+    k = st[g, NTR]
+    n = st[g, NCUR]
+    trump = st[g, TRUMP]
+    if n > 0 and opt[O_PENALIZE]:
+        led = eff[trump + 1, tc[g, k, 0]]
+        if eff[trump + 1, card] != led:
+            holds = False
+            for c in range(opt[O_NIDS]):
+                if hands[g, seat, c] > 0 and eff[trump + 1, c] == led:
+                    holds = True
+            already = False
+            for i in range(st[g, NREN]):
+                if st[g, REN + i] == seat:
+                    already = True
+            if holds and not already:
+                st[g, REN + st[g, NREN]] = seat
+                st[g, NREN] += 1
+    hands[g, seat, card] -= 1
+    tc[g, k, n] = card
+    ts[g, k, n] = seat
+    n += 1
+    st[g, NCUR] = n
+    if n < _active(st, g):
+        _set(st, g, PLAY, _next_active(st, g, seat))
+        return 0
+    winner = _trick_winner(tc, ts, g, k, n, trump, eff, power)
+    st[g, TW + winner % 2] += 1
+    st[g, NTR] = k + 1
+    st[g, NCUR] = 0
+    if k + 1 == opt[O_TRICKS]:
+        return _finish_hand(st, g, opt, 0, -1)
+    _set(st, g, PLAY, winner)
+    return 0
+
+
+# =============================================================================== scoring
+@njit(cache=True)
+def _score_hand(st, g, opt):
+    """``scoring.score_hand``: (makers' points, defenders' points)."""
+    tricks = opt[O_TRICKS]
+    made = st[g, TW + st[g, MAKER] % 2]
+    if opt[O_BID]:
+        defenders = tricks - made
+        contract = st[g, CONTRACT]
+        if contract >= tricks:  # help (2x) or moon (4x)
+            bonus = (2 if contract == tricks else 4) * tricks
+            return (bonus if made == tricks else -tricks), defenders
+        return (made if made >= contract else -contract), defenders
+    if made < tricks // 2 + 1:
+        return 0, (4 if st[g, DEFALONE] >= 0 else 2)
+    if made >= tricks:
+        return (4 if st[g, MALONE] else 2), 0
+    return 1, 0
+
+
+@njit(cache=True)
+def _game_winner(s0, s1, opt):
+    target = opt[O_TARGET]
+    ended = max(s0, s1) >= target or (opt[O_MINUS] and min(s0, s1) <= -target)
+    if not ended or s0 == s1:
+        return -1
+    return 0 if s0 > s1 else 1
+
+
+@njit(cache=True)
+def _finish_hand(st, g, opt, thrown, claimant):
+    """``GameState._finish_hand`` and ``_check_game_end``; always returns 1 (the hand is over)."""
+    pts = np.zeros(2, np.int32)
+    if thrown == 0:
+        mp, dp = _score_hand(st, g, opt)
+        makers = st[g, MAKER] % 2
+        pts[makers] = mp
+        pts[1 - makers] = dp
+    penalised = np.zeros(2, np.int32)
+    for i in range(st[g, NREN]):
+        penalised[st[g, REN + i] % 2] = 1
+    for t in range(2):
+        if penalised[t]:
+            pts[t] -= 2
+    st[g, SC] += pts[0]
+    st[g, SC + 1] += pts[1]
+    st[g, RES_PTS] = pts[0]
+    st[g, RES_PTS + 1] = pts[1]
+    st[g, RES_SC] = st[g, SC]
+    st[g, RES_SC + 1] = st[g, SC + 1]
+    st[g, THROWN] = thrown
+    st[g, CLAIMANT] = claimant
+    _set(st, g, HAND_OVER, -1)
+    winner = _game_winner(st[g, SC], st[g, SC + 1], opt)
+    st[g, GWIN] = winner
+    if winner < 0:
+        return 1
+    if not opt[O_RUBBER]:
+        st[g, WINNER] = winner
+        _set(st, g, GAME_OVER, -1)
+        return 1
+    loser_score = st[g, SC + 1 - winner]
+    st[g, RP + winner] += 3 if loser_score <= 0 else (2 if loser_score <= 2 else 1)
+    st[g, GW + winner] += 1
+    if st[g, GW + winner] == 2:
+        st[g, WINNER] = winner
+        st[g, RMARGIN] = st[g, RP + winner] + 2 - st[g, RP + 1 - winner]  # scoring.RUBBER_BONUS
+        _set(st, g, GAME_OVER, -1)
+    else:
+        st[g, SC] = 0
+        st[g, SC + 1] = 0
+    return 1
+
+
+# =============================================================================== observation
+@njit(cache=True)
+def encode(st, hands, tc, ts, calls, g, seat, opt, off, eff, power, leader_at, card_at, rnd_off, rnd_width,
+           col, raw, structured):
+    """The absolute observation of ``seat`` (``Observer.encode``), then with ``structured`` the structured
+    observation's extra blocks in absolute suits (``StructuredObserver._absolute``), into ``raw``."""
+    for i in range(raw.shape[0]):
+        raw[i] = 0.0
+    nids = opt[O_NIDS]
+    p = st[g, PH]
+    raw[off[B_PHASE] + p] = 1.0
+    raw[off[B_DEALER] + (st[g, DEALER] - seat) % 4] = 1.0
+    if p != HAND_OVER and p != GAME_OVER:
+        raw[off[B_TO_ACT] + (st[g, CUR] - seat) % 4] = 1.0
+    for c in range(nids):
+        raw[off[B_HAND] + c] = hands[g, seat, c]
+    for r in range(calls.shape[1]):
+        for w in range(4):
+            a = calls[g, r, w]
+            if a >= 0:
+                raw[rnd_off[r] + ((w - seat) % 4) * rnd_width[r] + col[r, a]] = 1.0
+    up = st[g, UP]
+    trump = st[g, TRUMP]
+    if up >= 0:
+        raw[off[B_UPCARD] + up] = 1.0
+        if st[g, UPSUIT] >= 0:
+            raw[off[B_UPSUIT] + st[g, UPSUIT]] = 1.0
+        if st[g, UPTAKEN]:
+            raw[off[B_FATE]] = 1.0
+        elif st[g, TDOWN]:
+            raw[off[B_FATE] + 1] = 1.0
+        elif trump >= 0:
+            raw[off[B_FATE] + 2] = 1.0
+    if st[g, DISC] >= 0 and seat == st[g, DEALER]:
+        raw[off[B_DISCARD] + st[g, DISC]] = 1.0
+    bidder = st[g, BIDDER]
+    if st[g, GIVEN] >= 0 and (seat == bidder or seat == _partner(bidder)):
+        raw[off[B_GIVEN] + st[g, GIVEN]] = 1.0
+        if st[g, GIVENBACK] >= 0:
+            raw[off[B_GIVEN_BACK] + st[g, GIVENBACK]] = 1.0
+    if trump >= 0:
+        raw[off[B_TRUMP] + trump] = 1.0
+    if st[g, MAKER] >= 0:
+        raw[off[B_MAKER] + (st[g, MAKER] - seat) % 4] = 1.0
+    for s in range(4):
+        if st[g, OUT + s]:
+            raw[off[B_OUT] + (s - seat) % 4] = 1.0
+    ntr = st[g, NTR]
+    ncur = st[g, NCUR]
+    active = _active(st, g)
+    for k in range(ntr + (1 if ncur > 0 else 0)):
+        cards = active if k < ntr else ncur
+        raw[leader_at[k] + (ts[g, k, 0] - seat) % 4] = 1.0
+        for j in range(cards):
+            raw[card_at[k, (ts[g, k, j] - seat) % 4] + tc[g, k, j]] = 1.0
+    mine = seat % 2
+    tricks = opt[O_TRICKS]
+    raw[off[B_TW]] = st[g, TW + mine] / tricks
+    raw[off[B_TW] + 1] = st[g, TW + 1 - mine] / tricks
+    target = opt[O_TARGET]
+    raw[off[B_SCORES]] = min(max(st[g, SC + mine] / target, -SCORE_BOUND), SCORE_BOUND)
+    raw[off[B_SCORES] + 1] = min(max(st[g, SC + 1 - mine] / target, -SCORE_BOUND), SCORE_BOUND)
+    if opt[O_RUBBER]:
+        raw[off[B_RUBBER]] = st[g, GW + mine] / 2
+        raw[off[B_RUBBER] + 1] = st[g, GW + 1 - mine] / 2
+        raw[off[B_RUBBER] + 2] = st[g, RP + mine] / 6
+        raw[off[B_RUBBER] + 3] = st[g, RP + 1 - mine] / 6
+    if not structured:
+        return
+    # ---- the structured observation's derived blocks, in absolute suits
+    if ncur > 0:
+        for j in range(ncur):
+            raw[off[B_CT] + ((ts[g, ntr, j] - seat) % 4) * nids + tc[g, ntr, j]] = 1.0
+        raw[off[B_LED] + eff[trump + 1, tc[g, ntr, 0]]] = 1.0
+        w = (_trick_winner(tc, ts, g, ntr, ncur, trump, eff, power) - seat) % 4
+        raw[off[B_WINNING] + w] = 1.0
+        if w == 2:
+            raw[off[B_PWIN]] = 1.0
+    any_played = ntr > 0 or ncur > 0
+    copies = opt[O_COPIES]
+    for c in range(nids):
+        raw[off[B_UNSEEN] + c] = copies - hands[g, seat, c]
+    for k in range(ntr + (1 if ncur > 0 else 0)):
+        cards = active if k < ntr else ncur
+        for j in range(cards):
+            c = tc[g, k, j]
+            raw[off[B_PLAYED] + c] += 1.0
+            raw[off[B_UNSEEN] + c] -= 1.0
+    if st[g, DISC] >= 0 and seat == st[g, DEALER]:
+        raw[off[B_UNSEEN] + st[g, DISC]] -= 1.0
+    if up >= 0 and not st[g, UPTAKEN]:
+        raw[off[B_UNSEEN] + up] -= 1.0
+    if any_played and trump >= 0:
+        for k in range(ntr + (1 if ncur > 0 else 0)):
+            cards = active if k < ntr else ncur
+            led = eff[trump + 1, tc[g, k, 0]]
+            for j in range(1, cards):
+                who = ts[g, k, j]
+                if who != seat and eff[trump + 1, tc[g, k, j]] != led:
+                    raw[off[B_VOIDS] + ((who - seat) % 4 - 1) * 4 + led] = 1.0
+    if p == PLAY:
+        raw[off[B_TN] + ntr] = 1.0
+        if st[g, CUR] == seat and ncur == 0:
+            raw[off[B_LEADS]] = 1.0
+
+
+@njit(cache=True)
+def canonical(raw, perms, cands, ncands, ref, out):
+    """``StructuredObserver.encode_with_frame``: write the lexicographically largest candidate frame's
+    encoding of ``raw`` into ``out``; return that frame's index."""
+    row = ref + 1
+    best = cands[row, 0]
+    size = out.shape[0]
+    for i in range(1, ncands[row]):
+        f = cands[row, i]
+        for j in range(size):
+            x = raw[perms[f, j]]
+            y = raw[perms[best, j]]
+            if x != y:
+                if x > y:
+                    best = f
+                break
+    for j in range(size):
+        out[j] = raw[perms[best, j]]
+    return best
+
+
+# =============================================================================== the batch
+@njit(cache=True, parallel=True)
+def observe_all(st, hands, dealt, tc, ts, calls, obs, mask, raw, opt, tab, akind, aarg, eff, power, rank, off,
+                leader_at, card_at, rnd_off, rnd_width, col, perms, cands, ncands, to_abs, structured, with_obs):
+    """Observation (with ``with_obs``) and mask of the seat to act in every game, in its frame."""
+    n = st.shape[0]
+    bid = opt[O_BID]
+    for g in prange(n):
+        seat = st[g, CUR]
+        legal_mask(st, hands, dealt, tc, g, opt, tab, akind, aarg, eff, power, rank, raw[g, off[B_SIZE]:])
+        absolute_mask = raw[g, off[B_SIZE]:]
+        frame = 0
+        if with_obs or structured:
+            encode(st, hands, tc, ts, calls, g, seat, opt, off, eff, power, leader_at, card_at, rnd_off, rnd_width,
+                   col, raw[g, :off[B_SIZE]], structured)
+            if structured:
+                trump = st[g, TRUMP]
+                ref = trump if trump >= 0 else (st[g, UPSUIT] if not bid else -1)
+                frame = canonical(raw[g, :off[B_SIZE]], perms, cands, ncands, ref, obs[g])
+            else:
+                for j in range(off[B_BASE_SIZE]):
+                    obs[g, j] = raw[g, j]
+        st[g, FRAME] = frame
+        for a in range(mask.shape[1]):
+            mask[g, a] = absolute_mask[to_abs[frame, a]] > 0
+
+
+@njit(cache=True)
+def step_all(st, hands, dealt, tc, ts, calls, actions, opt, tab, akind, aarg, aalone, eff, power, rank, rnd, to_abs,
+             ended):
+    """Apply every game's action (in its frame); ``ended[g]`` = the hand ended. Assumes all are legal."""
+    for g in range(st.shape[0]):
+        a = to_abs[st[g, FRAME], actions[g]]
+        ended[g] = apply(st, hands, dealt, tc, ts, calls, g, a, opt, tab, akind, aarg, aalone, eff, power, rank, rnd)
+
+
+@njit(cache=True)
+def first_illegal(mask, actions):
+    """Index of the first game whose action is not legal in its mask (-1: all legal)."""
+    for g in range(mask.shape[0]):
+        a = actions[g]
+        if a < 0 or a >= mask.shape[1] or not mask[g, a]:
+            return g
+    return -1
+
+
+@njit(cache=True)
+def encode_seat(st, hands, tc, ts, calls, g, seat, out, raw, opt, off, eff, power, leader_at, card_at, rnd_off,
+                rnd_width, col, perms, cands, ncands, structured):
+    """The observation of any ``seat`` of game ``g`` (final observations): as :func:`observe_all` writes it."""
+    encode(st, hands, tc, ts, calls, g, seat, opt, off, eff, power, leader_at, card_at, rnd_off, rnd_width, col,
+           raw, structured)
+    if structured:
+        trump = st[g, TRUMP]
+        ref = trump if trump >= 0 else (st[g, UPSUIT] if not opt[O_BID] else -1)
+        canonical(raw, perms, cands, ncands, ref, out)
+    else:
+        for j in range(off[B_BASE_SIZE]):
+            out[j] = raw[j]
+
+
+@njit(cache=True, parallel=True)
+def random_actions(mask, u, out):
+    """A uniformly random legal action per game from the uniforms ``u`` (for benchmarks and tests)."""
+    for g in prange(mask.shape[0]):
+        count = 0
+        for a in range(mask.shape[1]):
+            count += mask[g, a]
+        pick = int(u[g] * count)
+        for a in range(mask.shape[1]):
+            if mask[g, a]:
+                if pick == 0:
+                    out[g] = a
+                    break
+                pick -= 1
+
+
+@njit(cache=True)
+def start_hands(st, hands, dealt, tc, ts, calls, games, deals, upcards, opt, printed):
+    """:func:`start_hand` for each of ``games`` with its row of ``deals`` / ``upcards``."""
+    for i in range(games.shape[0]):
+        start_hand(st, hands, dealt, tc, ts, calls, games[i], deals[i], upcards[i], opt, printed)
+
+
+@njit(cache=True, parallel=True)
+def encode_final(st, hands, tc, ts, calls, games, out, raw, opt, off, eff, power, leader_at, card_at, rnd_off,
+                 rnd_width, col, perms, cands, ncands, structured):
+    """``out[i, seat]`` = the observation of every seat of game ``games[i]`` (the episode's last ones)."""
+    for i in prange(games.shape[0]):
+        g = games[i]
+        for seat in range(4):
+            encode_seat(st, hands, tc, ts, calls, g, seat, out[i, seat], raw[g, :off[B_SIZE]], opt, off, eff, power,
+                        leader_at, card_at, rnd_off, rnd_width, col, perms, cands, ncands, structured)

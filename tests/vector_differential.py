@@ -1,0 +1,136 @@
+"""Differential play: ``VectorEuchre`` against the reference engine and the env's own observers, step by step.
+
+Both sides play the same deals (each reference game is dealt ``venv.current_deal(g)`` at every hand) and the
+same uniformly random legal actions; at every decision of every game the seat to act, the observation and the
+mask must be identical, and at every hand's end the rewards, the hand result, the episode's end and the four
+final observations. Used by tests/test_vector.py on a few thousand hands per rule set; the full run is
+
+    .venv/bin/python tests/vector_differential.py --hands 100000
+
+(100,000 random hands of every rule set below, each observation; the README gives its result).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Any
+
+import numpy as np
+
+from euchre_env.decision import legal_mask
+from euchre_env.engine import GameState
+from euchre_env.episodes import hand_end_reward, hand_ending
+from euchre_env.rules import Rules
+from euchre_env.seats import NUM_SEATS, team_of
+from euchre_env.structured import make_observer
+from euchre_env.vector import VectorEuchre
+
+# The presets and the main option sets: every option of docs/RULES.md is switched on in at least one.
+RULE_SETS: dict[str, dict[str, Any]] = {
+    "knock": {},
+    "classic": {},
+    "multiplayer": {},
+    "bid": {},
+    "knock+joker": {"joker": True},
+    "classic+deck32+rubber": {"deck": 32, "rubber": True},
+    "multiplayer+dealer_partner_alone": {"dealer_partner_must_go_alone": True, "stick_the_dealer": True},
+    "classic+penalize": {"renege": "penalize", "game_target": 5},
+    "bid+joker+ace_no_face": {"joker": True, "ace_no_face": True},
+    "bid+double_deck+stick+minus": {"double_deck": True, "stick_the_dealer": True, "minus_target_loses": True},
+}
+
+
+def rules_of(name: str) -> Rules:
+    return Rules.preset(name.split("+")[0], **RULE_SETS[name])
+
+
+def play(rules: Rules, observation: str, episode: str, hands: int, num_envs: int = 16, seed: int = 0,
+         reward: str = "points", max_hands: int | str | None = "auto", venv: VectorEuchre | None = None
+         ) -> dict[str, int]:
+    """Play until ``hands`` hands have ended in all; AssertionError at the first difference. Returns counts
+    (``truncated``: episodes cut by ``max_hands``). ``venv``: a ready one to check instead of a new one."""
+    if venv is None:
+        venv = VectorEuchre(rules, num_envs=num_envs, seed=seed, observation=observation, episode=episode,
+                            reward=reward, max_hands=max_hands)
+    num_envs = venv.num_envs
+    observer = make_observer(rules, observation)
+    obs, mask, seat = venv.reset()
+    refs = [GameState(rules, deal=venv.current_deal(g)) for g in range(num_envs)]
+    rng = np.random.default_rng(seed + 1)
+    done_hands = decisions = episodes = truncated = 0
+    while done_hands < hands:
+        actions = np.zeros(num_envs, np.int64)
+        for g, ref in enumerate(refs):
+            where = f"{rules.preset_name} {observation} game {g} hand {ref.hand_number} step {len(ref.history)}"
+            assert seat[g] == ref.current_player, f"{where}: seat {seat[g]} vs {ref.current_player}"
+            absolute = legal_mask(ref).astype(bool)
+            if observation == "structured":
+                want, frame = observer.encode_with_frame(ref, ref.current_player)
+                want_mask = frame.canonical_mask(absolute)
+            else:
+                want, frame, want_mask = observer.encode(ref, ref.current_player), None, absolute
+            if not np.array_equal(obs[g], want):
+                diff = np.flatnonzero(obs[g] != want)
+                raise AssertionError(f"{where}: observation differs at {diff[:10]} ({_blocks(observer, diff)})")
+            assert np.array_equal(mask[g], want_mask), f"{where}: mask {np.flatnonzero(mask[g])} vs " \
+                                                      f"{np.flatnonzero(want_mask)}"
+            actions[g] = rng.choice(np.flatnonzero(want_mask))
+            ref.apply(frame.to_absolute_action(int(actions[g])) if frame is not None else int(actions[g]))
+        decisions += num_envs
+        obs, mask, seat, rewards, done, info = venv.step(actions)
+        final = dict(zip(info["final_index"].tolist(), info["final_observation"]))
+        for g, ref in enumerate(refs):
+            where = f"{rules.preset_name} {observation} game {g} hand {ref.hand_number}"
+            assert bool(info["hand_over"][g]) == ref.hand_over, f"{where}: hand over {info['hand_over'][g]}"
+            if not ref.hand_over:
+                assert not rewards[g].any() and not done[g], f"{where}: reward or done mid-hand"
+                continue
+            done_hands += 1
+            assert info["hand_result"][g] == ref.hand_result, \
+                f"{where}: hand result {info['hand_result'][g]} vs {ref.hand_result}"
+            ending = hand_ending(ref, episode, venv.max_hands)
+            want_rewards = [hand_end_reward(ref, team_of(s), reward, ending) for s in range(NUM_SEATS)]
+            assert rewards[g].tolist() == want_rewards, f"{where}: rewards {rewards[g]} vs {want_rewards}"
+            assert bool(done[g]) == (ending is not None), f"{where}: done {done[g]} vs ending {ending}"
+            assert bool(info["truncated"][g]) == (ending not in (None, "terminated")), f"{where}: truncated"
+            if ending is not None:
+                episodes += 1
+                truncated += ending != "terminated"
+                for s in range(NUM_SEATS):
+                    assert np.array_equal(final[g][s], observer.encode(ref, s)), f"{where}: final obs of seat {s}"
+                refs[g] = GameState(rules, deal=venv.current_deal(g))
+            else:
+                ref.next_hand(deal=venv.current_deal(g))
+    return {"hands": done_hands, "decisions": decisions, "episodes": episodes, "truncated": truncated}
+
+
+def _blocks(observer: Any, indices: np.ndarray) -> str:
+    names = []
+    for i in indices[:10]:
+        names += [name for name, (o, n) in observer.layout.items() if o <= i < o + n]
+    return ", ".join(dict.fromkeys(names))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hands", type=int, default=100_000, help="hands per rule set, observation and episode")
+    parser.add_argument("--only", default=None, help="one rule set name (default: all)")
+    args = parser.parse_args(argv)
+    total = 0
+    for name in [args.only] if args.only else RULE_SETS:
+        for observation in ("absolute", "structured"):
+            episode = "game" if observation == "absolute" else "hand"
+            start = time.perf_counter()
+            counts = play(rules_of(name), observation, episode, args.hands, num_envs=64, seed=len(name))
+            total += counts["hands"]
+            print(f"{name:34s} {observation:10s} episode={episode}: {counts['hands']:,} hands, "
+                  f"{counts['decisions']:,} decisions, {counts['episodes']:,} episodes identical "
+                  f"({time.perf_counter() - start:.0f} s)", flush=True)
+    print(f"all identical: {total:,} hands")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
