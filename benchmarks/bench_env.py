@@ -14,6 +14,11 @@ Rows:
 * ``raw``: ``euchre_env.raw_env(rules=...)`` driven by the same loop.
 * ``engine``: ``GameState.legal_actions()`` / ``apply()`` only (no observation, no mask),
   for reference.
+* ``vector N``: :class:`euchre_env.vector.VectorEuchre` with ``N`` games stepped at once (one hand per
+  episode, auto-reset), the absolute observation and the mask of every game's seat to act returned at
+  every step, a uniformly random legal action per game; ``vector-structured N`` the same with the
+  structured observation, ``vector-noobs N`` with ``observation="none"`` (masks only). Numba uses
+  both cores; the compile (cached on disk) happens in the warm-up.
 * ``OpenSpiel``: ``pyspiel`` ``euchre`` driven from Python, with a perfect-recall observer
   filled for the seat to act at every decision (``make_observation(...).set_from``) and
   ``legal_actions_mask``; chance outcomes sampled by their probabilities (not counted).
@@ -24,10 +29,13 @@ The OpenSpiel game is matched to each turn-up preset by its two parameters
 with the default ``euchre``. Rules still differ in detail: OpenSpiel plays one hand per
 episode (ours a whole game) and asks "go alone?" as a separate decision.
 
-``ratio`` is ours / OpenSpiel: ``wrapped`` and ``raw`` against ``OpenSpiel``, ``engine``
-against ``OpenSpiel no-obs``.
+The AEC rows play one hand per episode (``episode="hand"``, a reset every hand), as OpenSpiel does.
 
-    .venv/bin/python benchmarks/bench_env.py --seconds 5 --repeats 3 --json benchmarks/results/bench.json
+``ratio`` is ours / OpenSpiel: ``wrapped``, ``raw`` and the vector rows with an observation against
+``OpenSpiel``, ``engine`` and ``vector-noobs`` against ``OpenSpiel no-obs``.
+
+    .venv/bin/python benchmarks/bench_env.py --seconds 5 --repeats 3 --num-envs 256 4096 \
+        --json benchmarks/results/bench.json
 """
 
 from __future__ import annotations
@@ -62,7 +70,8 @@ OPENSPIEL_PARAMS: dict[str, dict[str, bool]] = {
     "multiplayer": {"stick_the_dealer": False, "allow_lone_defender": True},
     "bid": {"stick_the_dealer": True, "allow_lone_defender": False},  # no Bid Euchre in OpenSpiel
 }
-KINDS = ("wrapped", "raw", "engine", "openspiel")
+KINDS = ("wrapped", "raw", "engine", "vector", "vector-structured", "vector-noobs", "openspiel")
+VECTOR_OBSERVATION = {"vector": "absolute", "vector-structured": "structured", "vector-noobs": "none"}
 CHECK_EVERY = 64  # decisions between two reads of the clock
 
 
@@ -160,6 +169,28 @@ def run_engine(rules: Rules, seconds: float, seed: int) -> Run:
     return Run(decisions, hands, episodes, time.perf_counter() - start)
 
 
+def run_vector(preset: str, observation: str, num_envs: int, seconds: float, seed: int) -> Run:
+    """``VectorEuchre`` under random play: every game's seat to act gets a random legal action each step."""
+    from euchre_env.vector import VectorEuchre
+    from euchre_env.vector_kernels import random_actions
+
+    venv = VectorEuchre(preset, num_envs=num_envs, seed=seed, observation=observation, copy=False)
+    rng = np.random.default_rng(seed)
+    actions = np.zeros(num_envs, np.int64)
+    decisions = hands = episodes = 0
+    obs, mask, _ = venv.reset()
+    start = time.perf_counter()
+    deadline = start + seconds
+    while time.perf_counter() < deadline:
+        random_actions(mask, rng.random(num_envs), actions)
+        obs, mask, _, _, done, info = venv.step(actions)
+        _x = obs  # what a policy network would read
+        decisions += num_envs
+        hands += int(info["hand_over"].sum())
+        episodes += int(done.sum())
+    return Run(decisions, hands, episodes, time.perf_counter() - start)
+
+
 # ---------------------------------------------------------------------------- OpenSpiel
 def openspiel_available() -> bool:
     try:
@@ -214,7 +245,8 @@ Job = Callable[[int, float], Run]  # (seed, seconds) -> Run
 WARMUP_S = 0.3
 
 
-def benchmark(presets: list[str], kinds: list[str], seconds: float, repeats: int, seed: int) -> list[Result]:
+def benchmark(presets: list[str], kinds: list[str], seconds: float, repeats: int, seed: int,
+              num_envs: tuple[int, ...] = (256, 4096)) -> list[Result]:
     """Every row once per round, ``repeats`` rounds: a burst of background load hits all rows alike."""
     has_os = "openspiel" in kinds and openspiel_available()
     if "openspiel" in kinds and not has_os:
@@ -226,11 +258,17 @@ def benchmark(presets: list[str], kinds: list[str], seconds: float, repeats: int
         rules = Rules.preset(preset)
         jobs: list[tuple[str, Job]] = []
         if "wrapped" in kinds:
-            jobs.append(("wrapped", lambda s, t, p=preset: run_aec(lambda: euchre_env.env(rules=p), t, s)))
+            jobs.append(("wrapped", lambda s, t, p=preset: run_aec(lambda: euchre_env.env(rules=p, episode="hand"),
+                                                                    t, s)))
         if "raw" in kinds:
-            jobs.append(("raw", lambda s, t, p=preset: run_aec(lambda: euchre_env.raw_env(rules=p), t, s)))
+            jobs.append(("raw", lambda s, t, p=preset: run_aec(lambda: euchre_env.raw_env(rules=p, episode="hand"),
+                                                                t, s)))
         if "engine" in kinds:
             jobs.append(("engine", lambda s, t, r=rules: run_engine(r, t, s)))
+        for kind, observation in VECTOR_OBSERVATION.items():
+            if kind in kinds:
+                for n in num_envs:
+                    jobs.append((f"{kind} {n}", lambda s, t, p=preset, o=observation, n=n: run_vector(p, o, n, t, s)))
         for name, job in jobs:
             rows.append((Result(preset, name), job))
             table_rows.append(rows[-1][0])
@@ -260,7 +298,9 @@ def benchmark(presets: list[str], kinds: list[str], seconds: float, repeats: int
 
 
 def ratio(results: list[Result], r: Result) -> float | None:
-    ref_env = {"wrapped": "OpenSpiel", "raw": "OpenSpiel", "engine": "OpenSpiel no-obs"}.get(r.env)
+    kind = r.env.split()[0]
+    ref_env = {"wrapped": "OpenSpiel", "raw": "OpenSpiel", "engine": "OpenSpiel no-obs", "vector": "OpenSpiel",
+               "vector-structured": "OpenSpiel", "vector-noobs": "OpenSpiel no-obs"}.get(kind)
     if ref_env is None:
         return None
     for o in results:
@@ -289,13 +329,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--presets", nargs="+", default=list(PRESETS), choices=PRESETS,
                         help="rule presets (default: all; knock is the headline)")
     parser.add_argument("--kinds", nargs="+", default=list(KINDS), choices=KINDS, help="which rows to measure")
+    parser.add_argument("--num-envs", type=int, nargs="+", default=[256, 4096], help="games per VectorEuchre row")
     parser.add_argument("--seed", type=int, default=12345)
     parser.add_argument("--json", metavar="PATH", help="write the results as JSON to PATH")
     args = parser.parse_args(argv)
     if args.seconds <= 0 or args.repeats < 1:
         parser.error("--seconds must be > 0 and --repeats >= 1")
 
-    results = benchmark(args.presets, args.kinds, args.seconds, args.repeats, args.seed)
+    if min(args.num_envs) < 1:
+        parser.error("--num-envs must be positive")
+    results = benchmark(args.presets, args.kinds, args.seconds, args.repeats, args.seed, tuple(args.num_envs))
     cmd = " ".join([os.path.relpath(sys.executable), *sys.argv]) if argv is None else "bench_env.main()"
     print(f"\n`{cmd}`  (Python {platform.python_version()}, {platform.machine()}, "
           f"median of {args.repeats} x {args.seconds:g} s)\n")

@@ -9,7 +9,7 @@
 
 - ``obs``: ``float32 [num_envs, obs_size]``, the observation of the seat to act in each game, exactly as
   ``euchre_env.env`` with the same ``observation`` option shows it (``"absolute"``, the default as in the
-  env, or ``"structured"``); ``mask``: ``bool [num_envs, num_actions]``; ``seat``: ``int64 [num_envs]``.
+  env, or ``"structured"``; ``"none"`` gives ``[num_envs, 0]`` and skips the encoding); ``mask``: ``bool [num_envs, num_actions]``; ``seat``: ``int64 [num_envs]``.
   With ``observation="structured"`` the mask and the ids ``step`` takes are in the canonical frame of the
   seat to act, as in the env (``info_frames()`` names each game's frame).
 - ``rewards``: ``float32 [num_envs, 4]``, each seat's reward from this step: when a hand ends every seat
@@ -69,6 +69,7 @@ from euchre_env.structured import OBSERVATIONS, StructuredObserver, suit_frames
 
 VECTOR_EPISODE = "hand"  # short episodes by default, as the single-seat training view
 RESET_OPTIONS = ("deals",)
+VECTOR_OBSERVATIONS = (*OBSERVATIONS, "none")  # "none": masks and seats only, for search and engine-speed users
 _KINDS = {PASS: K.K_PASS, ORDER: K.K_ORDER, NAME: K.K_NAME, DEFEND: K.K_DEFEND, DISCARD: K.K_DISCARD,
           PLAY: K.K_PLAY, BID: K.K_BID, GIVE: K.K_GIVE, ACE_NO_FACE: K.K_ANF}
 _THROWN = {1: "all passed", 2: "ace no face"}
@@ -92,7 +93,7 @@ class VectorEuchre:
         self.rules = resolve_rules(rules, options)
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"'num_envs' must be a positive int, got {num_envs!r}")
-        check_choice("observation", observation, OBSERVATIONS)
+        check_choice("observation", observation, VECTOR_OBSERVATIONS)
         check_choice("reward", reward, REWARDS)
         self.max_hands = check_episode_args(self.rules, episode, reward, None, max_hands)
         self.num_envs = int(num_envs)
@@ -102,7 +103,7 @@ class VectorEuchre:
         self.copy = bool(copy)
         self.table = action_table(self.rules)
         self.observer = StructuredObserver(self.rules) if observation == "structured" else Observer(self.rules)
-        self.obs_size = self.observer.size
+        self.obs_size = 0 if observation == "none" else self.observer.size
         self.num_actions = len(self.table)
         self._tables = _tables(self.rules, observation)
         self._rng = np.random.default_rng(seed)
@@ -121,8 +122,8 @@ class VectorEuchre:
     # ------------------------------------------------------------------ public API
     @property
     def observation_layout(self) -> dict[str, tuple[int, int]]:
-        """Block name -> (offset, size) in each observation row (the env's ``observation_layout``)."""
-        return dict(self.observer.layout)
+        """Block name -> (offset, size) in each observation row (the env's ``observation_layout``; empty for "none")."""
+        return dict(self.observer.layout) if self.obs_size else {}
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -237,7 +238,8 @@ class VectorEuchre:
         t = self._tables
         K.observe_all(self._st, self._hands, self._dealt, self._tc, self._ts, self._calls, self._obs, self._mask,
                       self._raw, t.opt, t.tab, t.akind, t.aarg, t.eff, t.power, t.rank, t.off, t.leader_at, t.card_at,
-                      t.rnd_off, t.rnd_width, t.col, t.perms, t.cands, t.ncands, t.to_abs, t.structured, True)
+                      t.rnd_off, t.rnd_width, t.col, t.perms, t.cands, t.ncands, t.to_abs, t.structured,
+                      self.observation != "none")
 
     def _random_deals(self, dealers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Shuffled deals (``deals.random_deal``'s layout: blocks from the dealer's left, then the up-card)."""
@@ -295,9 +297,10 @@ class VectorEuchre:
         last = games[finish]
         final = np.zeros((last.size, NUM_SEATS, self.obs_size), np.float32)
         t = self._tables
-        K.encode_final(st, self._hands, self._tc, self._ts, self._calls, last, final, self._raw, t.opt, t.off, t.eff,
-                       t.power, t.leader_at, t.card_at, t.rnd_off, t.rnd_width, t.col, t.perms, t.cands, t.ncands,
-                       t.structured)
+        if self.obs_size:
+            K.encode_final(st, self._hands, self._tc, self._ts, self._calls, last, final, self._raw, t.opt, t.off,
+                           t.eff, t.power, t.leader_at, t.card_at, t.rnd_off, t.rnd_width, t.col, t.perms, t.cands,
+                           t.ncands, t.structured)
         info["final_index"] = last
         info["final_observation"] = final
         info["hand_result"] = _HandResults(self, games)  # snapshots the results before the next deal

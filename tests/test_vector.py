@@ -170,3 +170,21 @@ def test_seeded_runs_repeat():
     a, b, c = run(1), run(1), run(2)
     assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
     assert not np.array_equal(a[0], c[0])
+
+
+def test_without_observation_the_masks_and_results_are_the_same():
+    """observation="none" plays the very same games (same seed, same actions): only the encoding is skipped."""
+    runs = []
+    for observation in ("absolute", "none"):
+        venv = VectorEuchre("multiplayer", num_envs=8, seed=3, observation=observation)
+        obs, mask, seat = venv.reset()
+        rng = np.random.default_rng(0)
+        log = []
+        for _ in range(80):
+            actions = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
+            obs, mask, seat, rewards, done, info = venv.step(actions)
+            log.append((mask.copy(), seat.copy(), rewards.copy(), done.copy(), dict(info["hand_result"])))
+        runs.append(log)
+        assert obs.shape == ((8, 0) if observation == "none" else (8, venv.obs_size))
+    for a, b in zip(*runs):
+        assert all(np.array_equal(x, y) for x, y in zip(a[:4], b[:4])) and a[4] == b[4]
