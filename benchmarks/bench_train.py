@@ -33,7 +33,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--updates", type=int, default=20)
     parser.add_argument("--set", dest="overrides", nargs="*", default=[], metavar="KEY=VALUE")
     args = parser.parse_args(argv)
-    config = load_config(args.config, ["eval.every=0", *args.overrides])
+    config = load_config(args.config, ["eval.every=0", "eval.select_last=0", *args.overrides])
     with tempfile.TemporaryDirectory() as tmp:
         trainer = Trainer(config, os.path.join(tmp, "bench"), log=lambda text: None)
         ppo, seed = config.ppo, config.run.seed

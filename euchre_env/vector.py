@@ -9,7 +9,8 @@
 
 - ``obs``: ``float32 [num_envs, obs_size]``, the observation of the seat to act in each game, exactly as
   ``euchre_env.env`` with the same ``observation`` option shows it (``"absolute"``, the default as in the
-  env, or ``"structured"``; ``"none"`` gives ``[num_envs, 0]`` and skips the encoding); ``mask``: ``bool [num_envs, num_actions]``; ``seat``: ``int64 [num_envs]``.
+  env, or ``"structured"``; ``"none"`` gives ``[num_envs, 0]`` and skips the encoding); ``mask``:
+  ``bool [num_envs, num_actions]``; ``seat``: ``int64 [num_envs]``.
   With ``observation="structured"`` the mask and the ids ``step`` takes are in the canonical frame of the
   seat to act, as in the env (``info_frames()`` names each game's frame).
 - ``rewards``: ``float32 [num_envs, 4]``, each seat's reward from this step: when a hand ends every seat
@@ -41,6 +42,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+import numba
 import numpy as np
 
 from euchre_env import vector_kernels as K
@@ -88,9 +90,16 @@ class VectorEuchre:
         reward: str = "points",
         max_hands: int | str | None = AUTO,
         copy: bool = True,
+        threads: int | None = None,
         **options: Any,
     ) -> None:
         self.rules = resolve_rules(rules, options)
+        if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
+            raise ValueError(f"'threads' must be a positive int or None (every core), got {threads!r}")
+        self.threads = threads
+        serial = threads == 1
+        self._observe_all = K.observe_all_serial if serial else K.observe_all
+        self._encode_final = K.encode_final_serial if serial else K.encode_final
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"'num_envs' must be a positive int, got {num_envs!r}")
         check_choice("observation", observation, VECTOR_OBSERVATIONS)
@@ -129,6 +138,7 @@ class VectorEuchre:
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Start a new episode in every game: ``(obs, mask, seat)``. ``seed`` reseeds the deals."""
         deals = self._check_reset_options(options)  # everything is checked before anything changes
+        self._set_threads()
         if seed is not None:
             self._rng = np.random.default_rng(seed)
         everyone = np.arange(self.num_envs)
@@ -151,6 +161,7 @@ class VectorEuchre:
         if not self._started:
             raise ValueError("step() before reset()")
         actions = self._check_actions(actions)
+        self._set_threads()
         ended = np.zeros(self.num_envs, np.bool_)
         t = self._tables
         K.step_all(self._st, self._hands, self._dealt, self._tc, self._ts, self._calls, actions, t.opt, t.tab,
@@ -178,6 +189,29 @@ class VectorEuchre:
         if not self.rules.is_bid:
             deal["upcard"] = int(self._st[g, K.UP])
         return deal
+
+    def to_absolute(self, actions: np.ndarray) -> np.ndarray:
+        """The absolute ids (the action table's) of one id per game as ``step`` takes them now."""
+        return self._tables.to_abs[self._st[:, K.FRAME], actions]
+
+    def to_canonical(self, g: int, action: int) -> int:
+        """The id ``step`` takes now in game ``g`` for the absolute id ``action`` (itself when not structured)."""
+        return int(self._tables.to_canonical[self._st[g, K.FRAME], action])
+
+    def card_frames(self) -> np.ndarray:
+        """``int64 [num_envs, n]``: each card id in the suit frame of each game's decision (identity if absolute)."""
+        return self._tables.card_to_canonical[self._st[:, K.FRAME]]
+
+    def hidden_cards(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Everything no seat sees whole, for centralised critics: ``hands [num_envs, 4, n]`` (copies of each
+        card in each hand now), ``kitty [num_envs, n]`` (the undealt cards) and ``discard [num_envs]`` (the
+        dealer's discard, -1: none), all in absolute card ids."""
+        copies = self.rules.deck_spec.copies
+        kitty = copies - self._dealt.sum(1, dtype=np.int64)
+        up = self._st[:, K.UP]
+        rows = np.flatnonzero(up >= 0)
+        kitty[rows, up[rows]] -= 1
+        return self._hands.copy(), kitty, self._st[:, K.DISC].astype(np.int64)
 
     def info_frames(self) -> list[str]:
         """The canonical suit order of each game's decision (``"CDHS"`` for every game when absolute)."""
@@ -236,10 +270,14 @@ class VectorEuchre:
 
     def _observe(self) -> None:
         t = self._tables
-        K.observe_all(self._st, self._hands, self._dealt, self._tc, self._ts, self._calls, self._obs, self._mask,
+        self._observe_all(self._st, self._hands, self._dealt, self._tc, self._ts, self._calls, self._obs, self._mask,
                       self._raw, t.opt, t.tab, t.akind, t.aarg, t.eff, t.power, t.rank, t.off, t.leader_at, t.card_at,
                       t.rnd_off, t.rnd_width, t.col, t.perms, t.cands, t.ncands, t.to_abs, t.structured,
                       self.observation != "none")
+
+    def _set_threads(self) -> None:
+        if self.threads is not None and self.threads > 1:
+            numba.set_num_threads(min(self.threads, numba.config.NUMBA_NUM_THREADS))
 
     def _random_deals(self, dealers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Shuffled deals (``deals.random_deal``'s layout: blocks from the dealer's left, then the up-card)."""
@@ -298,7 +336,7 @@ class VectorEuchre:
         final = np.zeros((last.size, NUM_SEATS, self.obs_size), np.float32)
         t = self._tables
         if self.obs_size:
-            K.encode_final(st, self._hands, self._tc, self._ts, self._calls, last, final, self._raw, t.opt, t.off,
+            self._encode_final(st, self._hands, self._tc, self._ts, self._calls, last, final, self._raw, t.opt, t.off,
                            t.eff, t.power, t.leader_at, t.card_at, t.rnd_off, t.rnd_width, t.col, t.perms, t.cands,
                            t.ncands, t.structured)
         info["final_index"] = last
@@ -468,7 +506,13 @@ class _Tables:
 
 def _tables(rules: Rules, observation: str) -> _Tables:
     t = _Tables(rules)
+    n = rules.deck_spec.num_ids
+    t.to_canonical = t.to_abs
+    t.card_to_canonical = np.arange(n, dtype=np.int64)[None, :]
     if observation == "structured":
+        frames = suit_frames(rules)
         t.structured = True
-        t.to_abs = np.stack([f.action_to_absolute for f in suit_frames(rules)]).astype(np.int64)
+        t.to_abs = np.stack([f.action_to_absolute for f in frames]).astype(np.int64)
+        t.to_canonical = np.stack([f.action_to_canonical for f in frames]).astype(np.int64)
+        t.card_to_canonical = np.stack([f.card_to_canonical for f in frames]).astype(np.int64)
     return t

@@ -642,8 +642,7 @@ def canonical(raw, perms, cands, ncands, ref, out):
 
 
 # =============================================================================== the batch
-@njit(cache=True, parallel=True)
-def observe_all(st, hands, dealt, tc, ts, calls, obs, mask, raw, opt, tab, akind, aarg, eff, power, rank, off,
+def _observe_all(st, hands, dealt, tc, ts, calls, obs, mask, raw, opt, tab, akind, aarg, eff, power, rank, off,
                 leader_at, card_at, rnd_off, rnd_width, col, perms, cands, ncands, to_abs, structured, with_obs):
     """Observation (with ``with_obs``) and mask of the seat to act in every game, in its frame."""
     n = st.shape[0]
@@ -702,8 +701,7 @@ def encode_seat(st, hands, tc, ts, calls, g, seat, out, raw, opt, off, eff, powe
             out[j] = raw[j]
 
 
-@njit(cache=True, parallel=True)
-def random_actions(mask, u, out):
+def _random_actions(mask, u, out):
     """A uniformly random legal action per game from the uniforms ``u`` (for benchmarks and tests)."""
     for g in prange(mask.shape[0]):
         count = 0
@@ -725,8 +723,7 @@ def start_hands(st, hands, dealt, tc, ts, calls, games, deals, upcards, opt, pri
         start_hand(st, hands, dealt, tc, ts, calls, games[i], deals[i], upcards[i], opt, printed)
 
 
-@njit(cache=True, parallel=True)
-def encode_final(st, hands, tc, ts, calls, games, out, raw, opt, off, eff, power, leader_at, card_at, rnd_off,
+def _encode_final(st, hands, tc, ts, calls, games, out, raw, opt, off, eff, power, leader_at, card_at, rnd_off,
                  rnd_width, col, perms, cands, ncands, structured):
     """``out[i, seat]`` = the observation of every seat of game ``games[i]`` (the episode's last ones)."""
     for i in prange(games.shape[0]):
@@ -734,3 +731,12 @@ def encode_final(st, hands, tc, ts, calls, games, out, raw, opt, off, eff, power
         for seat in range(4):
             encode_seat(st, hands, tc, ts, calls, g, seat, out[i, seat], raw[g, :off[B_SIZE]], opt, off, eff, power,
                         leader_at, card_at, rnd_off, rnd_width, col, perms, cands, ncands, structured)
+
+
+# The batch kernels in two builds: parallel over games (every core), and serial, for callers whose cores are
+# already busy (a trainer's learner): a parallel region waits for its slowest thread, and its idle threads spin.
+observe_all = njit(cache=True, parallel=True)(_observe_all)
+observe_all_serial = njit(cache=True)(_observe_all)
+encode_final = njit(cache=True, parallel=True)(_encode_final)
+encode_final_serial = njit(cache=True)(_encode_final)
+random_actions = njit(cache=True, parallel=True)(_random_actions)

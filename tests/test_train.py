@@ -104,15 +104,16 @@ def test_masked_sampling_never_picks_an_illegal_action():
     assert mask[torch.arange(4000), greedy].all()
 
 
+@pytest.mark.parametrize("engine", ["vector", "reference"])
 @pytest.mark.parametrize("preset", ["knock", "multiplayer", "bid"])
-def test_rollout_is_legal_and_rewards_end_each_seat_hand(preset):
+def test_rollout_is_legal_and_rewards_end_each_seat_hand(preset, engine):
     rules = Rules.preset(preset)
     from euchre_env.actions import action_table
     from euchre_env.observation import Observer
 
     model = ActorCritic(Observer(rules).size, len(action_table(rules)), [16])
     scripted = {"rules": make_agent("rules"), "random": make_agent("random")}
-    sp = SelfPlay(rules, model, 8, {"self": 1, "rules": 1, "random": 1}, scripted, reward_scale=1.0)
+    sp = SelfPlay(rules, model, 8, {"self": 1, "rules": 1, "random": 1}, scripted, reward_scale=1.0, engine=engine)
     r = sp.collect(400, seed=3, update=0)
     n = len(r)
     assert n >= 400 and r.hands > 0 and r.forced > 0
@@ -127,7 +128,8 @@ def test_rollout_is_legal_and_rewards_end_each_seat_hand(preset):
     assert np.array_equal(again.action, r.action) and np.array_equal(again.obs, r.obs)
 
 
-def test_an_illegal_league_agent_is_named():
+@pytest.mark.parametrize("engine", ["vector", "reference"])
+def test_an_illegal_league_agent_is_named(engine):
     from euchre_env.decision import IllegalActionError
 
     class Cheater:
@@ -145,7 +147,7 @@ def test_an_illegal_league_agent_is_named():
     from euchre_env.observation import Observer
 
     model = ActorCritic(Observer(rules).size, len(action_table(rules)), [8])
-    sp = SelfPlay(rules, model, 2, {"cheater": 1}, {"cheater": Cheater()}, reward_scale=1.0)
+    sp = SelfPlay(rules, model, 2, {"cheater": 1}, {"cheater": Cheater()}, reward_scale=1.0, engine=engine)
     with pytest.raises(IllegalActionError, match=r"agent 'cheater' at seat \d chose the illegal action"):
         sp.collect(50, seed=0, update=0)
 

@@ -120,7 +120,8 @@ def test_oracle_layout_counts_every_card_once():
     assert x[4 * n:5 * n].sum() == len(state.kitty) and x[6 * n:].tolist() == [0, 1, 0, 0]
 
 
-def test_structured_selfplay_records_what_the_network_saw():
+@pytest.mark.parametrize("engine", ["vector", "reference"])
+def test_structured_selfplay_records_what_the_network_saw(engine):
     """Masks and actions are in each seat's canonical frame; the engine got the absolute ids (an illegal id
     would raise); a teacher's absolute choice is recorded in the frame."""
     oracle = Oracle(KNOCK, KINDS)
@@ -128,7 +129,7 @@ def test_structured_selfplay_records_what_the_network_saw():
     model = ActorCritic(size, len(action_table(KNOCK)), [16], critic_extra=oracle.size)
     scripted = {"rules": make_agent("rules"), "random": make_agent("random")}
     sp = SelfPlay(KNOCK, model, 8, {"self": 1, "past": 1, "rules": 1, "random": 1}, scripted, 1.0,
-                  observation="structured", oracle=oracle)
+                  observation="structured", oracle=oracle, engine=engine)
     sp.snapshots.append(("update_000001", PolicyNet(size, len(action_table(KNOCK)), [16]).eval()))
     r = sp.collect(400, seed=1, update=0)
     assert r.obs.shape[1] == size and r.extra.shape == (len(r), oracle.size)
@@ -185,7 +186,7 @@ def test_nothing_saved_for_play_holds_a_critic(run):
 
 
 def make_it_older(run_dir: str) -> None:
-    """Make a run look like one saved before model.observation and model.critic existed: no such keys in its
+    """Make a run look like one saved before model.observation, model.critic and run.engine existed: no such keys in its
     config.yaml, and a version 1 latest.pt (the ActorCritic's weights under "model", no observation)."""
     import yaml
 
@@ -194,12 +195,14 @@ def make_it_older(run_dir: str) -> None:
         config = yaml.safe_load(f)
     for key in ("observation", "critic"):
         del config["model"][key]
+    del config["run"]["engine"]
     with open(path, "w") as f:
         yaml.safe_dump(config, f)
     latest = os.path.join(run_dir, "checkpoints", "latest.pt")
     data = torch.load(latest, weights_only=True)
     for key in ("observation", "critic"):
         del data["config"]["model"][key]
+    del data["config"]["run"]["engine"]
     data["model"] = {f"{part}.{k}": v for part in ("actor", "critic") for k, v in data.pop(part).items()}
     data["version"] = 1
     del data["observation"]
@@ -213,10 +216,43 @@ def test_a_run_older_than_the_keys_resumes_as_absolute_with_the_seat_critic(tmp_
     make_it_older(str(tmp_path / "old"))
     assert load_checkpoint(str(tmp_path / "old" / "checkpoints" / "latest.pt"))["version"] == 1
     saved = load_config(str(tmp_path / "old" / "config.yaml"), saved_run=True)
-    assert (saved.model.observation, saved.model.critic) == ("absolute", "seat")
+    assert (saved.model.observation, saved.model.critic, saved.run.engine) == ("absolute", "seat", "reference")
     assert main(["train", "--runs-dir", str(tmp_path), "--run-name", "old", "--resume", "--no-progress",
                  "--no-final-eval", "--set", "run.total_decisions=2000"]) == 0
     assert "Trained 2 updates" in capsys.readouterr().out
     # today's defaults on that run are a change of config, named
     with pytest.raises(ValueError, match=re.escape("model.observation ('absolute' -> 'structured')")):
         Trainer(tiny("eval.every=0"), str(tmp_path / "old"), resume=True, log=QUIET)
+
+
+@pytest.mark.parametrize("observation", ["absolute", "structured"])
+@pytest.mark.parametrize("preset", ["knock", "bid"])
+def test_batched_oracle_features_equal_the_engine_ones(preset, observation):
+    """What the vector collector gives the critic is Oracle.encode of the true game, decision by decision."""
+    from euchre_env.structured import Frame, make_observer
+    from euchre_env.vector import VectorEuchre
+
+    rules = Rules.preset(preset, **({"joker": True} if preset == "bid" else {}))
+    oracle = Oracle(rules, KINDS)
+    encoder = make_observer(rules, observation)
+    venv = VectorEuchre(rules, num_envs=6, seed=4, observation=observation, episode="hand")
+    _, mask, seat = venv.reset()
+    refs = [GameState(rules, deal=venv.current_deal(g)) for g in range(6)]
+    rng = np.random.default_rng(0)
+    for _ in range(120):
+        hands, kitty, discard = venv.hidden_cards()
+        batch = oracle.encode_batch(hands, kitty, discard, seat, venv.card_frames(), ["rules"] * 6,
+                                    np.zeros((6, oracle.size), np.float32))
+        actions = np.zeros(6, np.int64)
+        for g, ref in enumerate(refs):
+            if observation == "structured":
+                frame = encoder.encode_with_frame(ref, ref.current_player)[1]
+            else:
+                frame = Frame(rules, (0, 1, 2, 3))  # the absolute observation's: the identity
+            want = oracle.encode(ref, ref.current_player, frame, "rules", np.zeros(oracle.size, np.float32))
+            np.testing.assert_array_equal(batch[g], want)
+            actions[g] = rng.choice(np.flatnonzero(mask[g]))
+            ref.apply(frame.to_absolute_action(int(actions[g])))
+        _, mask, seat, _, done, _ = venv.step(actions)
+        for g in np.flatnonzero(done):
+            refs[g] = GameState(rules, deal=venv.current_deal(g))

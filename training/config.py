@@ -28,6 +28,9 @@ class RunConfig:
     max_minutes: float = 0.0  # stop earlier when training has taken this long (0: no limit)
     torch_threads: int = 2
     checkpoint_every: int = 10  # updates between checkpoints (latest.pt)
+    # The engine self-play collects on: "vector" (euchre_env.vector, every game stepped at once) or "reference"
+    # (one GameState per game; the runs before the vector engine, which resume with it).
+    engine: str = "vector"
 
 
 @dataclass
@@ -48,12 +51,14 @@ class ModelConfig:
 
 # The values of model keys added after runs were saved: a run's config that lacks one was trained with this.
 PREDATING = {
+    "run": {"engine": "reference"},
     "model": {"observation": "absolute", "critic": "seat"},
     "ppo": {"critic_lr": 0.0, "solver_coef": 0.0, "solver_fraction": 0.25},
     "league": {"keep": "recent"},
     "eval": {"select_last": 0, "select_hands": 5000, "select_seed": 777},
 }
 CRITICS = ("oracle", "seat")
+ENGINES = ("vector", "reference")  # training/selfplay.py: the collector's engine
 LEAGUE_KEEP = ("spread", "recent")
 
 
@@ -168,6 +173,7 @@ class TrainConfig:
             raise ValueError(f"config model.hidden must be a non-empty list of positive ints, got {self.model.hidden}")
         _choice("model.observation", self.model.observation, OBSERVATIONS)
         _choice("model.critic", self.model.critic, CRITICS)
+        _choice("run.engine", self.run.engine, ENGINES)
         if not 0 <= p.gamma <= 1 or not 0 <= p.gae_lambda <= 1:
             raise ValueError("config ppo.gamma and ppo.gae_lambda must lie in [0, 1]")
         if not lg.mix or any(not isinstance(w, (int, float)) or w < 0 for w in lg.mix.values()):

@@ -57,3 +57,21 @@ class Oracle:
         out[opponents:] = 0.0
         out[opponents + self._kind[opponent]] = 1.0
         return out
+
+    def encode_batch(self, hands: np.ndarray, kitty: np.ndarray, discard: np.ndarray, seats: np.ndarray,
+                     card_frames: np.ndarray, opponents: list[str], out: np.ndarray) -> np.ndarray:
+        """:meth:`encode` for ``k`` decisions at once, from the arrays of
+        :meth:`euchre_env.vector.VectorEuchre.hidden_cards` (rows of the games deciding): ``hands [k, 4, n]``,
+        ``kitty [k, n]``, ``discard [k]`` (-1: none), the deciding ``seats [k]``, ``card_frames [k, n]`` (each
+        absolute card id in the frame of that seat's observation), the ``opponents`` kinds; into ``out [k, size]``."""
+        n = self._n
+        rows = np.arange(len(seats))[:, None]
+        out[:] = 0.0
+        first = self.layout["hands"][0]
+        for s in range(NUM_SEATS):
+            out[rows, first + ((s - seats) % NUM_SEATS)[:, None] * n + card_frames] = hands[:, s, :]
+        out[rows, self.layout["kitty"][0] + card_frames] = kitty
+        has = np.flatnonzero(discard >= 0)
+        out[has, self.layout["discard"][0] + card_frames[has, discard[has]]] = 1.0
+        out[rows[:, 0], self.layout["opponent"][0] + np.array([self._kind[o] for o in opponents], np.int64)] = 1.0
+        return out

@@ -1,10 +1,13 @@
-"""Lockstep self-play: many games on the engine, one batched forward pass per step.
+"""Lockstep self-play: many games at once, one batched forward pass per step.
 
-The collector drives :class:`~euchre_env.engine.GameState` directly (the environment's own
-rules, without the AEC bookkeeping, which costs three times the engine per decision) and
-encodes observations with the environment's own observer (``observation``: ``"absolute"`` or
-``"structured"``, :func:`~euchre_env.structured.make_observer`), so the learner sees exactly what
-``euchre_env.env`` with that option would show it.
+Two engines (``engine``, the config's ``run.engine``): ``"vector"`` steps every game at once on
+:class:`~euchre_env.vector.VectorEuchre` and hands the networks its observation and mask arrays, which
+are exactly those of ``euchre_env.env`` with the same ``observation`` option; games with a scripted seat
+keep a reference :class:`~euchre_env.engine.GameState` in step for the scripted agents, which read an
+``InfoState``. ``"reference"`` drives one ``GameState`` per game and encodes with the env's own
+observer (``observation``: ``"absolute"`` or ``"structured"``,
+:func:`~euchre_env.structured.make_observer`); runs saved before the vector engine existed resume on it,
+so that they continue exactly as they ran.
 
 Action frames. With the structured observation a seat's action ids are in its canonical suit
 frame (:class:`~euchre_env.structured.Frame`): the networks (learner and frozen snapshots) get the
@@ -63,8 +66,10 @@ from euchre_env.phases import Phase
 from euchre_env.rules import Rules
 from euchre_env.seats import NUM_SEATS, team_of
 from euchre_env.structured import Frame, StructuredObserver, make_observer
+from euchre_env.training.config import ENGINES
 from euchre_env.training.oracle import Oracle
 from euchre_env.training.solver_targets import SolverTargets
+from euchre_env.vector import VectorEuchre
 
 LEARNER = "learner"
 SELF = "self"
@@ -98,7 +103,7 @@ class Rollout:
 
 @dataclass
 class _Slot:
-    state: GameState
+    state: GameState | None  # None on the vector engine when no scripted agent, teacher or solver reads it
     seats: list[str]  # controller of each seat: LEARNER, "past:<k>" or an agent spec
     opponent: str  # what the learner plays in this game ("self", "past", "rules", ...)
     learner_team: int  # -1 in self-play
@@ -111,8 +116,12 @@ class SelfPlay:
     def __init__(self, rules: Rules, model: ActorCritic, num_games: int, mix: dict[str, float],
                  scripted: dict[str, Any], reward_scale: float, *, observation: str = "absolute",
                  oracle: Oracle | None = None, solver: SolverTargets | None = None,
-                 solver_fraction: float = 0.0) -> None:
+                 solver_fraction: float = 0.0, engine: str = "vector") -> None:
+        if engine not in ENGINES:
+            raise ValueError(f"'engine' must be one of {list(ENGINES)}, got {engine!r}")
         self.rules = rules
+        self.engine = engine
+        self.observation = observation
         self.model = model
         self.observer = Observer(rules)  # what scripted agents and teachers get, as from the absolute env
         self.encoder = make_observer(rules, observation)  # what the networks get
@@ -145,6 +154,21 @@ class SelfPlay:
         seats = [LEARNER if team_of(s) == team else other for s in range(NUM_SEATS)]
         return _Slot(state, seats, opponent, team)
 
+    def _new_vector_slot(self, rng: np.random.Generator, venv: VectorEuchre, g: int, mirrored: bool) -> _Slot:
+        """A slot for game ``g`` of ``venv`` (just dealt); ``mirrored`` keeps a reference game in step with it."""
+        opponent = self.names[rng.choice(len(self.names), p=self.probs)]
+        if opponent == PAST and not self.snapshots:
+            opponent = SELF
+        if opponent == SELF:
+            seats, team = [LEARNER] * NUM_SEATS, -1
+        else:
+            team = int(rng.integers(2))
+            other = self.snapshots[rng.integers(len(self.snapshots))][0] if opponent == PAST else opponent
+            seats = [LEARNER if team_of(s) == team else other for s in range(NUM_SEATS)]
+            mirrored = mirrored or opponent not in (SELF, PAST)  # a scripted agent reads the game's InfoState
+        state = GameState(self.rules, deal=venv.current_deal(g)) if mirrored else None
+        return _Slot(state, seats, opponent, team)
+
     # ------------------------------------------------------------------ collection
     def collect(self, budget: int, seed: int, update: int, teacher: Any = None, stream: int = 0,
                 on_step: Callable[[int], None] | None = None) -> Rollout:
@@ -156,6 +180,116 @@ class SelfPlay:
         is called with the number of decisions recorded so far after each lockstep step (a
         progress bar).
         """
+        collect = self._collect_vector if self.engine == "vector" else self._collect_reference
+        return collect(budget, seed, update, teacher, stream, on_step)
+
+    def _collect_vector(self, budget: int, seed: int, update: int, teacher: Any, stream: int,
+                        on_step: Callable[[int], None] | None) -> Rollout:
+        """:meth:`collect` on :class:`~euchre_env.vector.VectorEuchre`: every game steps at once.
+
+        The networks read the batch's observations and masks directly. Games with a scripted seat (and
+        every game when a teacher or the solver reads the true game) keep a reference ``GameState`` in
+        step (``_Slot.state``), dealt the same cards: the scripted agents read its ``InfoState``. Once the
+        budget is reached each game finishes its hand and goes idle (it still steps, on its first legal
+        action, until the last game is done).
+        """
+        rng = np.random.default_rng([seed, update, stream])
+        generator = torch.Generator().manual_seed(int(rng.integers(2**62)))
+        for k, agent in enumerate(self.scripted.values()):
+            agent.reset(int(rng.integers(2**62)) + k)
+        buf = _Buffers(budget + self.num_games * self.per_hand, self.encoder.size, self.extra_size, self.num_actions,
+                       labelled=self.solver is not None and teacher is None)
+        label_rng = np.random.default_rng([seed, update, stream, 3])
+        margins: dict[str, list[float]] = defaultdict(list)
+        hands = forced = n = 0
+        inference = 0.0
+        snapshots = dict(self.snapshots)
+        mirrored = teacher is not None or buf.labelled
+        # One thread: the learner's torch threads (and the other runs of a shared machine) hold the cores.
+        venv = VectorEuchre(self.rules, self.num_games, observation=self.observation, episode="game",
+                            max_hands=None, copy=False, threads=1)
+        obs, mask, seat = venv.reset(seed=int(rng.integers(2**62)))
+        slots = [self._new_vector_slot(rng, venv, g, mirrored) for g in range(self.num_games)]
+        live = np.ones(self.num_games, bool)
+        while live.any():
+            actions = mask.argmax(1)  # the first legal action: forced moves and idle games
+            single = mask.sum(1) == 1
+            learner: list[int] = []
+            frozen: dict[str, list[int]] = defaultdict(list)
+            for g in np.flatnonzero(live):
+                slot = slots[g]
+                controller = slot.seats[seat[g]]
+                if single[g]:
+                    forced += controller == LEARNER
+                elif controller == LEARNER:
+                    learner.append(g)
+                elif controller in snapshots:
+                    frozen[controller].append(g)
+                else:
+                    choice = ask_agent(self.scripted[controller], slot.state, self.observer, controller)
+                    actions[g] = venv.to_canonical(g, choice)
+            if learner:
+                games = np.array(learner)
+                rows = slice(n, n + len(learner))
+                buf.obs[rows], buf.mask[rows] = obs[games], mask[games]
+                if self.oracle is not None:
+                    hidden, kitty, discard = venv.hidden_cards()
+                    self.oracle.encode_batch(hidden[games], kitty[games], discard[games], seat[games],
+                                             venv.card_frames()[games], [slots[g].opponent for g in learner],
+                                             buf.extra[rows])
+                if teacher is not None:
+                    buf.action[rows] = [venv.to_canonical(g, ask_agent(teacher, slots[g].state, self.observer,
+                                                                        "teacher")) for g in learner]
+                else:
+                    t = time.perf_counter()
+                    with torch.no_grad():
+                        logits, values = self.model(torch.from_numpy(buf.obs[rows]), torch.from_numpy(buf.mask[rows]),
+                                                    torch.from_numpy(buf.extra[rows]))
+                        acts, logps = sample_actions(logits, generator)
+                    inference += time.perf_counter() - t
+                    buf.action[rows], buf.log_prob[rows], buf.value[rows] = acts.numpy(), logps.numpy(), values.numpy()
+                if buf.labelled:
+                    for i, g in zip(range(n, n + len(learner)), learner):
+                        state = slots[g].state
+                        if state.phase == Phase.PLAY and label_rng.random() < self.solver_fraction:
+                            for a, points in self.solver.values(state).items():
+                                buf.target[i, venv.to_canonical(g, a)] = self.reward_scale * points
+                for i, g in zip(range(n, n + len(learner)), learner):
+                    last = slots[g].last
+                    if last[seat[g]] >= 0:
+                        buf.next_index[last[seat[g]]] = i
+                    last[seat[g]] = i
+                actions[games] = buf.action[rows]
+                n += len(learner)
+                if on_step is not None:
+                    on_step(n)
+            for name, group in frozen.items():
+                t = time.perf_counter()
+                with torch.no_grad():
+                    logits = snapshots[name].masked_logits(torch.from_numpy(obs[group]), torch.from_numpy(mask[group]))
+                    actions[group] = sample_actions(logits, generator)[0].numpy()
+                inference += time.perf_counter() - t
+            absolute = venv.to_absolute(actions)  # before the step: the frames are those of this decision
+            obs, mask, seat, _, done, info = venv.step(actions)
+            for g in np.flatnonzero(live):
+                if slots[g].state is not None:
+                    slots[g].state.apply(int(absolute[g]))
+            for g in np.flatnonzero(info["hand_over"] & live):
+                slot = slots[g]
+                hands += 1
+                self._reward_hand(slot, info["hand_result"][g]["points"], buf.reward, margins)
+                if n >= budget:
+                    live[g] = False  # this game is done for the update
+                elif done[g]:
+                    slots[g] = self._new_vector_slot(rng, venv, g, mirrored)
+                elif slot.state is not None:
+                    slot.state.next_hand(deal=venv.current_deal(g))
+        return buf.rollout(n, hands, forced, inference, dict(margins))
+
+    def _collect_reference(self, budget: int, seed: int, update: int, teacher: Any, stream: int,
+                           on_step: Callable[[int], None] | None) -> Rollout:
+        """:meth:`collect` on one :class:`GameState` per slot (the collector of runs that predate the
+        vector engine, kept so that they resume exactly as they ran)."""
         rng = np.random.default_rng([seed, update, stream])
         generator = torch.Generator().manual_seed(int(rng.integers(2**62)))
         for k, agent in enumerate(self.scripted.values()):
@@ -281,7 +415,11 @@ class SelfPlay:
         return frames
 
     def _end_hand(self, slot: _Slot, reward: np.ndarray, margins: dict[str, list[float]]) -> None:
-        points = slot.state.hand_result["points"]
+        self._reward_hand(slot, slot.state.hand_result["points"], reward, margins)
+
+    def _reward_hand(self, slot: _Slot, points: list[int], reward: np.ndarray, margins: dict[str, list[float]]
+                     ) -> None:
+        """Each seat's hand result onto its last decision of the hand; the learner's margin by opponent."""
         for seat in range(NUM_SEATS):
             last = slot.last[seat]
             if last >= 0:
@@ -289,3 +427,24 @@ class SelfPlay:
                 slot.last[seat] = -1
         if slot.learner_team >= 0:
             margins[slot.opponent].append(team_margin(points, slot.learner_team))
+
+
+class _Buffers:
+    """The arrays a rollout is recorded into, ``cap`` rows (the budget plus the hands in progress)."""
+
+    def __init__(self, cap: int, obs_size: int, extra_size: int, num_actions: int, labelled: bool) -> None:
+        self.obs = np.zeros((cap, obs_size), np.float32)
+        self.extra = np.zeros((cap, extra_size), np.float32)
+        self.mask = np.zeros((cap, num_actions), bool)
+        self.action = np.zeros(cap, np.int64)
+        self.log_prob = np.zeros(cap, np.float32)
+        self.value = np.zeros(cap, np.float32)
+        self.reward = np.zeros(cap, np.float32)
+        self.next_index = np.full(cap, -1, np.int64)
+        self.labelled = labelled
+        self.target = np.full((cap, num_actions) if labelled else (0, 0), np.nan, np.float32)
+
+    def rollout(self, n: int, hands: int, forced: int, inference: float, margins: dict[str, list[float]]) -> Rollout:
+        return Rollout(self.obs[:n], self.mask[:n], self.action[:n], self.log_prob[:n], self.value[:n],
+                       self.reward[:n], self.next_index[:n], self.extra[:n], hands, forced, inference, margins,
+                       self.target[:n] if self.labelled else None)

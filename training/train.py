@@ -197,7 +197,7 @@ class Trainer:
         solver = SolverTargets(self.rules) if ppo.solver_coef > 0 else None
         return SelfPlay(self.rules, self.model, ppo.num_games, mix, scripted, ppo.reward_scale,
                         observation=self.config.model.observation, oracle=self.oracle, solver=solver,
-                        solver_fraction=ppo.solver_fraction)
+                        solver_fraction=ppo.solver_fraction, engine=self.config.run.engine)
 
     # ------------------------------------------------------------------ checkpoints
     def play_payload(self) -> dict[str, Any]:
