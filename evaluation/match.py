@@ -13,7 +13,8 @@ Two kinds of match:
   started from the same ``GameState`` seed, so both games see the same sequence of deals
   (the engine's generator only deals).
 
-The game is driven through :class:`~euchre_env.engine.GameState` directly; at each decision
+The game is driven through :class:`~euchre_env.engine.GameState` directly (or, for a greedy network playing
+single hands, all deals of a range at once on the batched engine, :mod:`.batch_play`); at each decision
 only the acting seat's agent is asked, through :func:`euchre_env.decision.ask_agent` (the
 same inputs as everywhere else, and an :class:`IllegalActionError` naming the agent for a
 wrong answer). Each seat has its own agent instance, reset before every deal (or game) with
@@ -32,6 +33,7 @@ from euchre_env.agents.registry import make_agent
 from euchre_env.decision import IllegalActionError, ask_agent
 from euchre_env.engine import GameState, team_margin
 from euchre_env.episodes import EPISODES
+from euchre_env.evaluation.batch_play import batched_network, play_hand_deals
 from euchre_env.evaluation.seeds import agent_seed, deal_seed
 from euchre_env.observation import Observer
 from euchre_env.rules import Rules
@@ -148,6 +150,10 @@ class MatchRunner:
         self.agents = [[build_agent(spec, None) for _ in range(NUM_SEATS)] for spec in (match.agent_a, match.agent_b)]
 
     def play_deals(self, start: int, stop: int) -> list[DealRecord]:
+        """Deals ``start..stop``: all at once on the batched engine when a side is a greedy network playing single
+        hands (:mod:`.batch_play`, the same records), else one by one."""
+        if self.match.episode == "hand" and any(batched_network(side[0]) for side in self.agents):
+            return play_hand_deals(self, start, stop)
         return [self.play_deal(i) for i in range(start, stop)]
 
     def play_deal(self, index: int) -> DealRecord:

@@ -396,3 +396,21 @@ def test_rules_agent_plays_a_duplicate_match():
 def test_pimc_agent_plays_a_duplicate_match():
     r = evaluate("pimc:2", "random", KNOCK, n=2, seed=0, workers=1)
     assert r.hands == 4
+
+
+@pytest.mark.parametrize("a, b, preset", [
+    ("docs/checkpoints/knock.pt", "rules", "knock"),          # structured network against the rule-based agent
+    ("random", "docs/checkpoints/knock_ppo.pt", "knock"),     # absolute network as B
+    ("docs/checkpoints/knock.pt", "docs/checkpoints/knock_ppo.pt", "knock"),  # two observations: one batched
+    ("docs/checkpoints/bid.pt", "rules", "bid"),
+])
+def test_batched_deals_give_the_one_by_one_records(a, b, preset):
+    """A greedy network's hand matches run on the batched engine; the records are those of the plain path."""
+    from euchre_env.evaluation.batch_play import play_hand_deals
+    from euchre_env.evaluation.match import Match, MatchRunner
+
+    runner = MatchRunner(Match(a, b, Rules.preset(preset), seed=17))
+    batched = play_hand_deals(runner, 5, 45)
+    assert batched == [runner.play_deal(i) for i in range(5, 45)]
+    assert runner.play_deals(5, 45) == batched  # and play_deals takes that path
+    assert any(r.diff0 != 0 for r in batched)
