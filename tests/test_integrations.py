@@ -138,8 +138,10 @@ def test_sb3_maskable_ppo(tmp_path, request):
 
 def test_tianshou_dqn(tmp_path, monkeypatch, request):
     # numba compiles Tianshou's replay-buffer helpers on first use (~15 s, longer than this run's
-    # training); the flag is read when numba is imported, so only for a process without it yet.
-    monkeypatch.setenv("NUMBA_DISABLE_JIT", "1")
+    # training). Switching the JIT off is only safe in a process that has compiled nothing yet: numba
+    # re-reads the flag at later compiles, and half-compiled code fails (VectorEuchre's tests compile first).
+    if "numba" not in sys.modules:
+        monkeypatch.setenv("NUMBA_DISABLE_JIT", "1")
     _skip_without("tianshou", "tianshou")
     _one_torch_thread(request)
     tianshou = load_example("tianshou_dqn")
