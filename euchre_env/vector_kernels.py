@@ -703,7 +703,7 @@ def encode_seat(st, hands, tc, ts, calls, g, seat, out, raw, opt, off, eff, powe
 
 def _random_actions(mask, u, out):
     """A uniformly random legal action per game from the uniforms ``u`` (for benchmarks and tests)."""
-    for g in prange(mask.shape[0]):
+    for g in range(mask.shape[0]):
         count = 0
         for a in range(mask.shape[1]):
             count += mask[g, a]
@@ -739,4 +739,4 @@ observe_all = njit(cache=True, parallel=True)(_observe_all)
 observe_all_serial = njit(cache=True)(_observe_all)
 encode_final = njit(cache=True, parallel=True)(_encode_final)
 encode_final_serial = njit(cache=True)(_encode_final)
-random_actions = njit(cache=True, parallel=True)(_random_actions)
+random_actions = njit(cache=True)(_random_actions)  # a few ns a game: threads would cost more than they save
