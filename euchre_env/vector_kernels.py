@@ -194,9 +194,7 @@ def legal_mask(st, hands, dealt, tc, g, opt, tab, akind, aarg, eff, power, rank,
                     follows += 1
             if follows:
                 return
-        for c in range(nids):
-            if hands[g, seat, c] > 0:
-                mask[base + c] = 1
+        _held(hands, g, seat, nids, base, mask)
     elif p == CALL1:
         mask[tab[T_PASS]] = 1
         if opt[O_DPGA] and seat == _partner(st[g, DEALER]):
@@ -214,9 +212,7 @@ def legal_mask(st, hands, dealt, tc, g, opt, tab, akind, aarg, eff, power, rank,
                 if tab[T_NAME_ALONE] >= 0:
                     mask[tab[T_NAME_ALONE] + s] = 1
     elif p == DISCARD:
-        for c in range(nids):
-            if hands[g, seat, c] > 0:
-                mask[tab[T_DISCARD] + c] = 1
+        _held(hands, g, seat, nids, tab[T_DISCARD], mask)
     elif p == DEFEND:
         mask[tab[T_PASS]] = 1
         mask[tab[T_DEFEND]] = 1
@@ -233,9 +229,7 @@ def legal_mask(st, hands, dealt, tc, g, opt, tab, akind, aarg, eff, power, rank,
             if aarg[tab[T_BID] + i] > floor:
                 mask[tab[T_BID] + i] = 1
     elif p == GIVE:
-        for c in range(nids):
-            if hands[g, seat, c] > 0:
-                mask[tab[T_GIVE] + c] = 1
+        _held(hands, g, seat, nids, tab[T_GIVE], mask)
     elif p == GIVE_BACK:
         given = st[g, GIVEN]
         trump = st[g, TRUMP]
@@ -250,6 +244,14 @@ def legal_mask(st, hands, dealt, tc, g, opt, tab, akind, aarg, eff, power, rank,
         for c in range(nids):
             if hands[g, seat, c] - (1 if c == given else 0) > 0:
                 mask[tab[T_GIVE] + c] = 1
+
+
+@njit(cache=True)
+def _held(hands, g, seat, nids, base, mask):
+    """``engine._unique_ids(base, hand)``: the ids ``base + card`` of every card ``seat`` holds."""
+    for c in range(nids):
+        if hands[g, seat, c] > 0:
+            mask[base + c] = 1
 
 
 @njit(cache=True)
