@@ -136,8 +136,8 @@ def run_aec(make: Callable[[], Any], seconds: float, seed: int) -> Run:
             decisions += 1
             if decisions % CHECK_EVERY == 0 and time.perf_counter() >= deadline:
                 break
-        game = env.unwrapped.game
-        hands += game.hand_number + game.hand_over  # hands finished
+        # Hands finished: those before the one on the table, and that one if the episode ended.
+        hands += env.unwrapped.hand_number + (not env.agents)
         if not env.agents:
             episodes += 1
         if time.perf_counter() >= deadline:

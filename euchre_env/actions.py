@@ -41,6 +41,13 @@ HELP = "help"
 MOON = "moon"
 
 
+class IllegalActionError(ValueError):
+    """An action id of the table that the rules do not allow now (the message names the legal ones).
+
+    A ValueError, raised before anything changes; ``env()``'s wrapper turns it into PettingZoo's
+    end of the game with a penalty (TerminateIllegal)."""
+
+
 @dataclass(frozen=True)
 class Action:
     kind: str

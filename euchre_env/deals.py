@@ -24,9 +24,8 @@ def dealt_size(rules: Rules, seat: int, dealer: int) -> int:
 
 def random_deal(rules: Rules, rng: np.random.Generator, dealer: int) -> dict[str, Any]:
     """A shuffled deal from ``rng``: blocks of cards from the dealer's left, the up-card, the kitty."""
-    deck = rules.deck_spec
-    pack = deck.cards()
-    cards = [pack[i] for i in rng.permutation(len(pack))]
+    pack = rules.deck_spec.cards()
+    cards = [pack[i] for i in rng.permutation(len(pack)).tolist()]  # Python ints: index a list fast
     hands: list[list[int]] = [[] for _ in range(NUM_SEATS)]
     seat, start = dealer, 0
     for _ in range(NUM_SEATS):

@@ -32,6 +32,7 @@ from euchre_env.actions import (
     HELP,
     MOON,
     PASS,
+    IllegalActionError,
     action_table,
 )
 from euchre_env.cards import SUITS, follow_suit, trick_winner
@@ -301,7 +302,7 @@ class GameState:
         t = self.table
         t.check_id(action, convert="apply_str")  # not an id at all (a string, out of range): says so
         who = f"seat {self.current}" if not self.hand_over else "nobody"
-        raise ValueError(f"illegal action {t.describe(action)} for {who} in phase {self.phase.name}; "
+        raise IllegalActionError(f"illegal action {t.describe(action)} for {who} in phase {self.phase.name}; "
                          f"legal: {t.names(legal) or 'none (nobody acts)'}")
 
     def _call1(self, seat: int, a: Any) -> None:

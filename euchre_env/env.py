@@ -48,6 +48,13 @@ On truncation every agent is truncated, `infos[agent]["truncated"]` names the li
 (`"max_hands"` / `"max_steps"`) and nobody wins (`reward="win"` gives 0); see `euchre_env.episodes`.
 `reset(seed=..., options={"deal": {...}, "scores": [a, b]})` scripts the first deal.
 
+## Speed
+The rules run on a compiled copy of the reference engine (`euchre_env.compiled_game`, Numba), proven
+equal to it step by step (`tests/vector_differential.py`): one call a decision. The first env on a
+machine compiles that core, for about 30 s, and caches the machine code on disk; later processes load
+it in under a second. `env.unwrapped.game` is the reference engine's `GameState` of the same game,
+replayed from the episode's deals and actions when first read and kept in step from then on.
+
 ## Version history
 * v0: first release.
 """
@@ -63,14 +70,15 @@ from pettingzoo import AECEnv
 
 from euchre_env import episodes
 from euchre_env.actions import action_table
-from euchre_env.decision import legal_mask
+from euchre_env.compiled_game import CompiledGame
+from euchre_env.deals import parse_deal, parse_scores, random_deal
 from euchre_env.engine import GameState
 from euchre_env.episodes import AUTO, ENV_EPISODE
 from euchre_env.infostate import InfoState, information_state
 from euchre_env.render import render_text
 from euchre_env.rules import Rules, resolve_rules
 from euchre_env.seats import NUM_SEATS, team_of
-from euchre_env.structured import CanonicalActions, Frame, make_observer
+from euchre_env.structured import CanonicalActions, make_observer, suit_frames
 from euchre_env.wrappers import standard_wrappers
 
 
@@ -112,20 +120,26 @@ class raw_env(CanonicalActions, AECEnv, EzPickle):
         self.render_seat = render_seat
         self.info_state = bool(info_state)
         self.table = action_table(self.rules)
-        self.observer = make_observer(self.rules, observation)  # validates the option
+        self.observer = make_observer(self.rules, observation)  # validates the option; the layout and bounds
         self.observation = observation
-        self._frame: Frame | None = None  # structured: the frame of the seat to act
-        self._acting_obs: np.ndarray | None = None  # structured: its observation, encoded with the frame
+        self._frames = suit_frames(self.rules) if observation == "structured" else None
+        self._frame = None  # structured: the Frame of the seat to act
+        # The rules run on the compiled core; a reference GameState is replayed only when something reads it.
+        self._core = CompiledGame(self.rules, observation)
+        self._game: GameState | None = None
+        self._started = False
         self.possible_agents = [f"player_{i}" for i in range(NUM_SEATS)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
-        n = len(self.table)
+        n = self._num_actions = len(self.table)
+        # The mask of every agent not to act: one shared all-zeros array, read-only so that nobody changes it.
+        self._no_actions = np.zeros(n, np.int8)
+        self._no_actions.flags.writeable = False
         self._observation_space = spaces.Dict({
             "observation": spaces.Box(self.observer.low, self.observer.high, dtype=np.float32),
             "action_mask": spaces.Box(0, 1, (n,), dtype=np.int8),
         })
         self._action_space = spaces.Discrete(n)
         self._rng: np.random.Generator | None = None
-        self.game: GameState | None = None
 
     # ---------------------------------------------------------------- spaces & helpers
     def observation_space(self, agent: str) -> spaces.Space:
@@ -145,94 +159,141 @@ class raw_env(CanonicalActions, AECEnv, EzPickle):
     def str_to_action(self, text: str) -> int:
         return self.table.from_str(text)
 
+    @property
+    def game(self) -> GameState | None:
+        """The game as the reference engine's :class:`GameState` (None before ``reset()``), for rendering,
+        agents and inspection: replayed from the episode's deals and actions on first read, then kept in step.
+        Read it, do not change it: the env plays on its compiled copy of the game."""
+        if self._game is None and self._started:
+            self._game = self._core.replay(self._rng)
+        return self._game
+
+    @property
+    def hand_number(self) -> int:
+        """Hands dealt before the one on the table in this episode (``game.hand_number``, without the replay)."""
+        return self._core.hand_number
+
     def information_state(self, agent: str) -> InfoState:
         """What ``agent``'s seat knows, as structured data (see ``euchre_env.infostate``)."""
         return information_state(self.game, self.agent_name_mapping[agent])
 
     def legal_actions(self) -> list[int]:
         """Legal ids of the agent to act, as ``step`` takes them (canonical when structured; empty at the end)."""
-        return self._accepted(list(self.game.legal_actions())) if self.game is not None else []
+        if not self._started or self._core.current_player < 0:
+            return []
+        return np.flatnonzero(self._core.mask).tolist()
+
+    def current_deal(self) -> dict[str, Any]:
+        """The deal of the hand on the table, as ``reset(options={"deal": ...})`` takes it (card ids)."""
+        return self._core.current_deal()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self.agent_name_mapping[agent]
-        acting = (not self.terminations.get(agent, True) and not self.truncations.get(agent, True)
-                  and seat == self.game.current_player)
-        if acting and self._acting_obs is not None:
-            obs = self._acting_obs.copy()  # encoded in _select with its frame; the game has not moved since
-        else:
-            obs = self.observer.encode(self.game, seat)
-        # The acting seat's mask is built once per decision (in _select) and shared with its info.
-        mask = self.infos[agent]["action_mask"] if acting else np.zeros(len(self.table), np.int8)
-        return {"observation": obs, "action_mask": mask}
+        core = self._core
+        if seat == core.current_player and not (self.terminations.get(agent, True)
+                                                or self.truncations.get(agent, True)):
+            # The acting seat: its observation was written by the step that made it act; its mask
+            # (copied once per decision in _select) is shared with its info.
+            return {"observation": core.obs.copy(), "action_mask": self.infos[agent]["action_mask"]}
+        return {"observation": core.encode(seat), "action_mask": self._no_actions}
 
     # ---------------------------------------------------------------- reset & step
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         options = episodes.check_reset_options(options, strict=False)
         rng = np.random.default_rng(seed) if seed is not None or self._rng is None else self._rng
-        # Build the game first: a bad deal or score raises before anything of the old episode
-        # changes (the generator included: they are checked before the first draw).
-        self.game = GameState(self.rules, rng, deal=options.get("deal"), scores=options.get("scores"))
+        # Check everything first: a bad deal or score raises before anything of the old episode
+        # changes (the generator included). Then draw as GameState does: the dealer, then the cards.
+        scores = parse_scores(self.rules, options.get("scores"))
+        deal = parse_deal(self.rules, options["deal"]) if options.get("deal") is not None else None
+        if deal is None:
+            deal = random_deal(self.rules, rng, int(rng.integers(NUM_SEATS)))
+        self._core.start(deal, scores)
         self._rng = rng
+        self._game = None
+        self._started = True
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {"action_mask": np.zeros(len(self.table), np.int8)} for a in self.agents}
+        self.infos = {a: {"action_mask": self._no_actions} for a in self.agents}
         self.num_steps = 0
         self._rewards_set = False
         self._select()
 
     def _select(self) -> None:
-        seat = self.game.current_player
-        self.agent_selection = self.possible_agents[seat]
-        mask = legal_mask(self.game)
-        if self.observation == "structured":
-            self._acting_obs, self._frame = self.observer.encode_with_frame(self.game, seat)
-            mask = self._frame.canonical_mask(mask)
-            self.infos[self.agent_selection]["suit_order"] = self._frame.suit_order
-        self.infos[self.agent_selection]["action_mask"] = mask
+        core = self._core
+        seat = core.current_player
+        agent = self.agent_selection = self.possible_agents[seat]
+        info = self.infos[agent]
+        info["action_mask"] = core.mask.copy()  # the compiled step wrote it, in the seat's frame
+        if self._frames is not None:
+            self._frame = self._frames[core.frame]
+            info["suit_order"] = self._frame.suit_order
         if self.info_state:
-            self.infos[self.agent_selection]["information_state"] = information_state(self.game, seat)
+            info["information_state"] = information_state(self.game, seat)
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        action = self.table.check_id(action)  # a string, None or an id out of range: one line saying so
-        if self._frame is not None:
-            action = self._legal_absolute(action, self.game)
-        self.game.apply(action)  # raises ValueError listing the legal actions; state unchanged
-        self._frame = self._acting_obs = None
+        if type(action) is not int:
+            action = self.table.check_id(action)  # a string, None or an id out of range: one line saying so
+        core = self._core
+        if not 0 <= action < self._num_actions or not core.mask[action]:
+            self._reject(action)
+        if self._game is not None:  # somebody reads the reference state: keep it in step
+            self._game.apply(core.to_absolute(action))
+        hand_over = core.step(action) < 0
+        self._frame = None
         self.num_steps += 1
         self._cumulative_rewards[agent] = 0.0
-        self.infos[agent] = {"action_mask": np.zeros(len(self.table), np.int8)}
+        self.infos[agent] = {"action_mask": self._no_actions}
         if self._rewards_set:  # rewards are instantaneous: clear the last hand's
             self._clear_rewards()
             self._rewards_set = False
-        game = self.game
-        if game.hand_over:
+        if hand_over:
             self._end_hand()
             self._accumulate_rewards()
             self._rewards_set = True
-            if not (self.terminations[agent] or self.truncations[agent]):
-                game.next_hand()
-        done = self.terminations[agent] or self.truncations[agent]
-        if not done and self.max_steps is not None and self.num_steps >= self.max_steps:
+            if self.terminations[agent] or self.truncations[agent]:
+                if self.render_mode == "human":
+                    self.render()
+                return
+            self._next_hand()
+        if self.max_steps is not None and self.num_steps >= self.max_steps:
             self._truncate("max_steps")
-        elif not done:
+        else:
             self._select()
         if self.render_mode == "human":
             self.render()
 
+    def _reject(self, action: int) -> None:
+        """Raise the reference engine's ValueError for an illegal ``action`` (it names the legal ones)."""
+        self.table.check_id(action)  # out of range: says so
+        state = self._core.replay(self._rng)  # a throwaway copy: not even its caches change
+        if self._frame is not None:
+            self._legal_absolute(action, state)
+        else:
+            state.apply(action)
+        raise RuntimeError(f"the compiled core refused action {action}, which the reference engine allows: "
+                           "please report this bug with the seed")
+
+    def _next_hand(self) -> None:
+        core = self._core
+        deal = random_deal(self.rules, self._rng, core.next_dealer())
+        core.next_hand(deal)
+        if self._game is not None:
+            self._game.next_hand(core.current_deal())
+
     def _end_hand(self) -> None:
-        game = self.game
-        result = game.hand_result
-        ending = episodes.hand_ending(game, self.episode, self.max_hands)
+        core = self._core
+        result = core.hand_result
+        ending = episodes.hand_ending(core, self.episode, self.max_hands)
         for agent in self.agents:
             team = team_of(self.agent_name_mapping[agent])
-            self.rewards[agent] = episodes.hand_end_reward(game, team, self.reward_mode, ending)
+            self.rewards[agent] = episodes.hand_end_reward(core, team, self.reward_mode, ending)
             self.infos[agent]["hand_result"] = dict(result)
             self.infos[agent]["scores"] = list(result["scores"])
         if ending == episodes.TERMINATED:
@@ -252,7 +313,7 @@ class raw_env(CanonicalActions, AECEnv, EzPickle):
 
             gymnasium.logger.warn("render() called without a render_mode; use render_mode='ansi' or 'human'")
             return None
-        if self.game is None:
+        if not self._started:
             raise ValueError("render() before reset()")
         text = render_text(self.game, self.render_seat)
         if self.render_mode == "human":

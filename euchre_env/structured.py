@@ -64,7 +64,7 @@ from itertools import permutations
 
 import numpy as np
 
-from euchre_env.actions import DISCARD, GIVE, NAME, PLAY, ActionTable, action_table
+from euchre_env.actions import DISCARD, GIVE, NAME, PLAY, ActionTable, IllegalActionError, action_table
 from euchre_env.cards import NUM_SUITS, SUITS, same_colour_suit, trick_winner
 from euchre_env.engine import GameState
 from euchre_env.episodes import check_choice
@@ -366,7 +366,7 @@ class CanonicalActions:
         a = frame.to_absolute_action(action)
         if a not in state.legal_actions():
             legal = sorted(frame.to_canonical_action(x) for x in state.legal_actions())
-            raise ValueError(f"illegal action {action} in the canonical frame {frame.suit_order} (absolute "
+            raise IllegalActionError(f"illegal action {action} in the canonical frame {frame.suit_order} (absolute "
                              f"{self.table.describe(a)}) in phase {state.phase.name}; legal canonical ids: {legal}")
         return a
 

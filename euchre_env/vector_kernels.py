@@ -18,14 +18,15 @@ State of game ``g`` (all ``int32`` unless said):
   every seat speaks at most once a round, which is what the observation records.
 
 Numba compiles the functions on first use and caches the machine code on disk (``cache=True``), so only
-the very first run on a machine pays the compile time. Without Numba, :mod:`euchre_env.vector` uses the
-reference engine instead (same results, slower).
+the very first run on a machine pays the compile time. Numba is a core dependency; with ``NUMBA_DISABLE_JIT=1``
+the same functions run as plain Python (same results, far slower).
 """
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit, prange
+from numpy.lib.stride_tricks import as_strided
 
 # ---- scalar fields of st[g, :] ------------------------------------------------------------------------
 PH, CUR, DEALER, UP, UPSUIT, UPTAKEN, TDOWN, TRUMP, MAKER, MALONE, DEFALONE = range(11)
@@ -174,7 +175,7 @@ def start_hand(st, hands, dealt, tc, ts, calls, g, deal, upcard, opt, printed):
 
 
 # =============================================================================== legal actions
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def legal_mask(st, hands, dealt, tc, g, opt, tab, akind, aarg, eff, power, rank, mask):
     """``GameState._compute_legal`` as a 0/1 mask over the absolute action ids (zeroed first)."""
     for a in range(mask.shape[0]):
@@ -517,7 +518,7 @@ def _finish_hand(st, g, opt, thrown, claimant):
 
 
 # =============================================================================== observation
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def encode(st, hands, tc, ts, calls, g, seat, opt, off, eff, power, leader_at, card_at, rnd_off, rnd_width,
            col, raw, structured):
     """The absolute observation of ``seat`` (``Observer.encode``), then with ``structured`` the structured
@@ -622,7 +623,7 @@ def encode(st, hands, tc, ts, calls, g, seat, opt, off, eff, power, leader_at, c
             raw[off[B_LEADS]] = 1.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def canonical(raw, perms, cands, ncands, ref, out):
     """``StructuredObserver.encode_with_frame``: write the lexicographically largest candidate frame's
     encoding of ``raw`` into ``out``; return that frame's index."""
@@ -643,30 +644,37 @@ def canonical(raw, perms, cands, ncands, ref, out):
     return best
 
 
+# =============================================================================== one decision
+@njit(cache=True, inline="always")
+def _decide(st, hands, dealt, tc, ts, calls, g, obs, mask, raw, amask, opt, tab, akind, aarg, eff, power, rank, off,
+            leader_at, card_at, rnd_off, rnd_width, col, perms, cands, ncands, to_abs, structured, with_obs):
+    """Observation (with ``with_obs``) and mask of game ``g``'s seat to act, in its frame; sets ``st[g, FRAME]``.
+    Scratch: ``raw`` (the structured encoding in absolute suits) and ``amask`` (the mask in absolute ids)."""
+    seat = st[g, CUR]
+    legal_mask(st, hands, dealt, tc, g, opt, tab, akind, aarg, eff, power, rank, amask)
+    frame = 0
+    if structured:  # the frame is the encoding's: encoded even without with_obs
+        encode(st, hands, tc, ts, calls, g, seat, opt, off, eff, power, leader_at, card_at, rnd_off, rnd_width,
+               col, raw, True)
+        trump = st[g, TRUMP]
+        ref = trump if trump >= 0 else (st[g, UPSUIT] if not opt[O_BID] else -1)
+        frame = canonical(raw, perms, cands, ncands, ref, obs)
+    elif with_obs:  # the absolute observation is the encoding itself
+        encode(st, hands, tc, ts, calls, g, seat, opt, off, eff, power, leader_at, card_at, rnd_off, rnd_width,
+               col, obs, False)
+    st[g, FRAME] = frame
+    for a in range(mask.shape[0]):
+        mask[a] = amask[to_abs[frame, a]] > 0
+
+
 # =============================================================================== the batch
 def _observe_all(st, hands, dealt, tc, ts, calls, obs, mask, raw, opt, tab, akind, aarg, eff, power, rank, off,
                 leader_at, card_at, rnd_off, rnd_width, col, perms, cands, ncands, to_abs, structured, with_obs):
     """Observation (with ``with_obs``) and mask of the seat to act in every game, in its frame."""
-    n = st.shape[0]
-    bid = opt[O_BID]
-    for g in prange(n):
-        seat = st[g, CUR]
-        legal_mask(st, hands, dealt, tc, g, opt, tab, akind, aarg, eff, power, rank, raw[g, off[B_SIZE]:])
-        absolute_mask = raw[g, off[B_SIZE]:]
-        frame = 0
-        if with_obs or structured:
-            encode(st, hands, tc, ts, calls, g, seat, opt, off, eff, power, leader_at, card_at, rnd_off, rnd_width,
-                   col, raw[g, :off[B_SIZE]], structured)
-            if structured:
-                trump = st[g, TRUMP]
-                ref = trump if trump >= 0 else (st[g, UPSUIT] if not bid else -1)
-                frame = canonical(raw[g, :off[B_SIZE]], perms, cands, ncands, ref, obs[g])
-            else:
-                for j in range(off[B_BASE_SIZE]):
-                    obs[g, j] = raw[g, j]
-        st[g, FRAME] = frame
-        for a in range(mask.shape[1]):
-            mask[g, a] = absolute_mask[to_abs[frame, a]] > 0
+    for g in prange(st.shape[0]):
+        _decide(st, hands, dealt, tc, ts, calls, g, obs[g], mask[g], raw[g, :off[B_SIZE]], raw[g, off[B_SIZE]:], opt,
+                tab, akind, aarg, eff, power, rank, off, leader_at, card_at, rnd_off, rnd_width, col, perms, cands,
+                ncands, to_abs, structured, with_obs)
 
 
 @njit(cache=True)
@@ -692,15 +700,15 @@ def first_illegal(mask, actions):
 def encode_seat(st, hands, tc, ts, calls, g, seat, out, raw, opt, off, eff, power, leader_at, card_at, rnd_off,
                 rnd_width, col, perms, cands, ncands, structured):
     """The observation of any ``seat`` of game ``g`` (final observations): as :func:`observe_all` writes it."""
-    encode(st, hands, tc, ts, calls, g, seat, opt, off, eff, power, leader_at, card_at, rnd_off, rnd_width, col,
-           raw, structured)
     if structured:
+        encode(st, hands, tc, ts, calls, g, seat, opt, off, eff, power, leader_at, card_at, rnd_off, rnd_width, col,
+               raw, True)
         trump = st[g, TRUMP]
         ref = trump if trump >= 0 else (st[g, UPSUIT] if not opt[O_BID] else -1)
         canonical(raw, perms, cands, ncands, ref, out)
     else:
-        for j in range(off[B_BASE_SIZE]):
-            out[j] = raw[j]
+        encode(st, hands, tc, ts, calls, g, seat, opt, off, eff, power, leader_at, card_at, rnd_off, rnd_width, col,
+               out, False)
 
 
 def _random_actions(mask, u, out):
@@ -742,3 +750,113 @@ observe_all_serial = njit(cache=True)(_observe_all)
 encode_final = njit(cache=True, parallel=True)(_encode_final)
 encode_final_serial = njit(cache=True)(_encode_final)
 random_actions = njit(cache=True)(_random_actions)  # a few ns a game: threads would cost more than they save
+
+
+# =============================================================================== one game, few arguments
+# The AEC env steps one game per call, so what it pays is Numba's dispatch, about 60 ns per array argument:
+# with the arrays above a call would cost more than the rules. It passes four arrays instead: ``st``
+# (``[1, NF]``), ``s8`` (int8: hands, dealt, trick cards, trick seats, flat), ``calls`` and ``T`` (every table,
+# int64, flat, behind a header of (offset, rows, columns) per table), and unpacks views inside the call.
+PACKED_TABLES = ("opt", "tab", "akind", "aarg", "aalone", "eff", "power", "rank", "rnd", "off", "leader_at", "card_at",
+                 "rnd_off", "rnd_width", "col", "perms", "cands", "ncands", "to_abs", "printed")
+(P_OPT, P_TAB, P_AKIND, P_AARG, P_AALONE, P_EFF, P_POWER, P_RANK, P_RND, P_OFF, P_LEADER_AT, P_CARD_AT, P_RND_OFF,
+ P_RND_WIDTH, P_COL, P_PERMS, P_CANDS, P_NCANDS, P_TO_ABS, P_PRINTED) = range(len(PACKED_TABLES))
+P_STRUCTURED = 3 * len(PACKED_TABLES)  # the header's last field: the structured observation (0 / 1)
+P_HEADER = P_STRUCTURED + 1
+
+
+def pack_tables(tables) -> np.ndarray:
+    """``T`` for the one-game kernels: every table of ``tables`` (a ``KernelTables``) in one int64 array."""
+    arrays = [np.atleast_2d(np.asarray(getattr(tables, name), np.int64)) for name in PACKED_TABLES]
+    header = np.zeros(P_HEADER, np.int64)
+    pos = P_HEADER
+    for i, a in enumerate(arrays):
+        header[3 * i:3 * i + 3] = pos, a.shape[0], a.shape[1]
+        pos += a.size
+    header[P_STRUCTURED] = bool(tables.structured)
+    return np.concatenate([header, *(a.ravel() for a in arrays)])
+
+
+def state8_size(opt: np.ndarray) -> int:
+    """Length of ``s8`` under the rules of ``opt``."""
+    return 8 * int(opt[O_NIDS]) + 8 * int(opt[O_TRICKS])
+
+
+@njit(cache=True)
+def _t1(T, i):
+    o = T[3 * i]
+    return T[o:o + T[3 * i + 1] * T[3 * i + 2]]
+
+
+# Views by as_strided: a reshape costs some 17 ns (a runtime contiguity check), as_strided nothing.
+@njit(cache=True)
+def _t2(T, i):
+    o, r, c = T[3 * i], T[3 * i + 1], T[3 * i + 2]
+    return as_strided(T[o:o + r * c], shape=(r, c), strides=(8 * c, 8))
+
+
+@njit(cache=True)
+def _s8(s8, opt):
+    n, k = opt[O_NIDS], opt[O_TRICKS]
+    h, t = 4 * n, 4 * k
+    return (as_strided(s8[:h], shape=(1, 4, n), strides=(h, n, 1)),
+            as_strided(s8[h:2 * h], shape=(1, 4, n), strides=(h, n, 1)),
+            as_strided(s8[2 * h:2 * h + t], shape=(1, k, 4), strides=(t, 4, 1)),
+            as_strided(s8[2 * h + t:2 * h + 2 * t], shape=(1, k, 4), strides=(t, 4, 1)))
+
+
+
+
+@njit(cache=True, inline="always")
+def _game_decide(st, hands, dealt, tc, ts, calls, T, opt, tab, akind, aarg, eff, power, rank, obs, mask, raw):
+    off = _t1(T, P_OFF)
+    structured = T[P_STRUCTURED] != 0
+    _decide(st, hands, dealt, tc, ts, calls, 0, obs, mask, raw[:off[B_SIZE]], raw[off[B_SIZE]:], opt, tab, akind,
+            aarg, eff, power, rank, off,
+            _t1(T, P_LEADER_AT), _t2(T, P_CARD_AT), _t1(T, P_RND_OFF), _t1(T, P_RND_WIDTH), _t2(T, P_COL),
+            _t2(T, P_PERMS), _t2(T, P_CANDS), _t1(T, P_NCANDS), _t2(T, P_TO_ABS), structured, True)
+
+
+@njit(cache=True)
+def game_start(st, s8, calls, T, deal, upcard, obs, mask, raw):
+    """:func:`start_hand` of the one game (``deal``: ``[4, cards]``, -1 padded), then its first decision.
+    Returns the seat to act."""
+    opt = _t1(T, P_OPT)
+    hands, dealt, tc, ts = _s8(s8, opt)
+    start_hand(st, hands, dealt, tc, ts, calls, 0, deal, upcard, opt, _t1(T, P_PRINTED))
+    _game_decide(st, hands, dealt, tc, ts, calls, T, opt, _t1(T, P_TAB), _t1(T, P_AKIND), _t1(T, P_AARG),
+                 _t2(T, P_EFF), _t2(T, P_POWER), _t1(T, P_RANK), obs, mask, raw)
+    return st[0, CUR]
+
+
+@njit(cache=True)
+def game_step(st, s8, calls, T, action, obs, mask, raw, history):
+    """Apply ``action`` (an id in the frame of the decision; legal: the caller checked its mask), then unless the
+    hand ended decide the next seat's observation and mask. Returns that seat, -1 if the hand ended. The
+    absolute id goes to ``history`` (``history[0]``: the hand's actions so far, then the ids)."""
+    opt = _t1(T, P_OPT)
+    hands, dealt, tc, ts = _s8(s8, opt)
+    tab, akind, aarg, eff, power, rank = (_t1(T, P_TAB), _t1(T, P_AKIND), _t1(T, P_AARG), _t2(T, P_EFF),
+                                          _t2(T, P_POWER), _t1(T, P_RANK))
+    a = _t2(T, P_TO_ABS)[st[0, FRAME], action]
+    history[0] += 1
+    history[history[0]] = a
+    if apply(st, hands, dealt, tc, ts, calls, 0, a, opt, tab, akind, aarg, _t1(T, P_AALONE), eff, power, rank,
+             _t1(T, P_RND)):
+        return -1
+    _game_decide(st, hands, dealt, tc, ts, calls, T, opt, tab, akind, aarg, eff, power, rank, obs, mask, raw)
+    return st[0, CUR]
+
+
+@njit(cache=True)
+def game_encode_seats(st, s8, calls, T, out, raw):
+    """:func:`encode_seat` of every seat of the one game: ``out[seat]``."""
+    opt = _t1(T, P_OPT)
+    hands, _, tc, ts = _s8(s8, opt)
+    off = _t1(T, P_OFF)
+    eff, power, leader_at, card_at = _t2(T, P_EFF), _t2(T, P_POWER), _t1(T, P_LEADER_AT), _t2(T, P_CARD_AT)
+    rnd_off, rnd_width, col = _t1(T, P_RND_OFF), _t1(T, P_RND_WIDTH), _t2(T, P_COL)
+    perms, cands, ncands = _t2(T, P_PERMS), _t2(T, P_CANDS), _t1(T, P_NCANDS)
+    for seat in range(4):
+        encode_seat(st, hands, tc, ts, calls, 0, seat, out[seat], raw[:off[B_SIZE]], opt, off, eff, power, leader_at,
+                    card_at, rnd_off, rnd_width, col, perms, cands, ncands, T[P_STRUCTURED] != 0)

@@ -1,16 +1,21 @@
-"""PettingZoo's standard wrappers, with the per-decision attribute reads made cheap.
+"""PettingZoo's standard wrappers in one layer, for speed.
 
-``env()`` wraps the raw env in TerminateIllegal, AssertOutOfBounds and OrderEnforcing, as
-every PettingZoo classic env does. AssertOutOfBounds reports an action that is no action id
-(a string, an id out of range) with the raw env's one-line ValueError, not an assertion.
-Those wrappers find ``agent_selection``, ``rewards``, ``terminations``... through
-``__getattr__``, which fails over one level at a time; an RL loop reads such attributes
-about eight times a decision, and the misses cost more than the whole rules engine (see
-docs/speed.md). The subclasses below forward those attributes to the raw env
-with plain properties. Otherwise behaviour is PettingZoo's: before
-``reset()`` the raw env lacks the attribute, the property raises AttributeError, and
-Python falls back to the wrapper's own ``__getattr__`` (OrderEnforcing's "cannot be
-accessed before reset" included).
+Every PettingZoo classic env wraps its raw env in TerminateIllegal, AssertOutOfBounds and
+OrderEnforcing. Three layers cost more per decision than the whole rules engine: each call
+goes down the chain, and the attributes an RL loop reads about eight times a decision
+(``agent_selection``, ``terminations``...) miss on every level's ``__getattr__`` first (see
+docs/speed.md). A do-nothing env behind the stock chain runs slower than OpenSpiel's euchre.
+
+:class:`StandardWrapper` does what the three do, in their order, in one layer over the raw
+env, and reads the hot attributes from it through plain properties. It needs a raw env that
+raises :class:`~euchre_env.actions.IllegalActionError` for an illegal action before changing
+anything (the Euchre env does): that is the check TerminateIllegal makes with the last mask. It is an
+``OrderEnforcingWrapper`` (PettingZoo's ``agent_iter`` requires one), and
+``tests/test_env_api.py`` checks that everything observable (observations, rewards, the
+end of the game on an illegal move, the errors before ``reset()``, ``str()``) is the stock
+chain's. One deliberate difference: an action that is no action id (a string, an id out of
+range, ``None`` for an agent to act) gets the raw env's one-line ValueError naming what is
+allowed, not a bare assertion.
 """
 
 from __future__ import annotations
@@ -19,9 +24,13 @@ import operator
 from typing import Any
 
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
-# Read on every decision by agent_iter(), last() and the wrappers themselves.
+from euchre_env.actions import IllegalActionError
+
+# Read on every decision by agent_iter(), last() and the wrapper itself.
 _FORWARDED = ("agent_selection", "agents", "rewards", "_cumulative_rewards", "terminations", "truncations",
               "infos", "possible_agents", "num_agents", "max_num_agents")
 
@@ -31,60 +40,107 @@ def _forward(name: str) -> property:
     return property(lambda self: get(self._raw), doc=f"``{name}`` of the raw env")
 
 
-class _ForwardHotAttributes:
-    """Mixin: read the hot attributes straight from the raw env."""
+class StandardWrapper(OrderEnforcingWrapper):
+    """TerminateIllegal + AssertOutOfBounds + OrderEnforcing over ``env``, in one layer.
 
-    _raw: AECEnv
+    Before ``reset()`` the raw env lacks the hot attributes: their property raises
+    AttributeError and Python falls back to OrderEnforcing's ``__getattr__`` and its
+    "cannot be accessed before reset".
+    """
 
-    def _bind_raw(self) -> None:
-        self._raw = self.env.unwrapped
+    def __init__(self, env: AECEnv, illegal_reward: float = -1) -> None:
+        super().__init__(env)
+        self._raw = env.unwrapped
+        self._num_actions = self._raw.action_space(self._raw.possible_agents[0]).n
+        self._illegal_value = illegal_reward
+        self._terminated = False  # the game was ended by an illegal move
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        self._terminated = False
+        super().reset(seed=seed, options=options)
+
+    def observe(self, agent: str) -> Any:
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return self._raw.observe(agent)
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        agent = self.agent_selection  # before reset: OrderEnforcing's AttributeError
+        raw = self._raw
+        obs = raw.observe(agent) if observe else None
+        return obs, raw._cumulative_rewards[agent], raw.terminations[agent], raw.truncations[agent], raw.infos[agent]
+
+    def step(self, action: Any) -> None:
+        # OrderEnforcing
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        raw = self._raw
+        self._has_updated = True
+        if not raw.agents:
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        agent = raw.agent_selection
+        dead = raw.terminations[agent] or raw.truncations[agent]
+        # AssertOutOfBounds: an in-range int (what Discrete.contains takes) or None for a dead agent.
+        if not ((type(action) is int and 0 <= action < self._num_actions) or (action is None and dead)
+                or self._pettingzoo_accepts(action)):
+            # Not an action id: the action table's one-line error instead of a bare assertion.
+            raw.step(raw.table.check_id(action))
+            return
+        # TerminateIllegal. Its test, the mask of the agent's last observation, is the raw env's own
+        # legality check: the raw env raises IllegalActionError before it changes anything.
+        if self._terminated and dead:
+            raw._was_dead_step(action)
+            return
+        try:
+            raw.step(action)
+        except IllegalActionError:
+            EnvLogger.warn_on_illegal_move()
+            raw._cumulative_rewards[agent] = 0
+            raw.terminations = dict.fromkeys(raw.agents, True)
+            raw.truncations = dict.fromkeys(raw.agents, True)
+            raw.rewards = dict.fromkeys(raw.truncations, 0)
+            raw.rewards[agent] = float(self._illegal_value)
+            raw._accumulate_rewards()
+            raw._deads_step_first()
+            self._terminated = True
+
+    def _pettingzoo_accepts(self, action: Any) -> bool:
+        # Discrete.contains takes True for 1 and numpy ints; the mask check would index with a bool.
+        return (action is not None and not isinstance(action, bool)
+                and self._raw.action_space(self._raw.agent_selection).contains(action))
+
+    def agent_iter(self, max_iter: int = 2**63) -> AECOrderEnforcingIterable:
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _Iterable(self, max_iter)
+
+    def __str__(self) -> str:
+        return str(self._raw)  # the stock chain prints the env's own name
 
 
 for _name in _FORWARDED:
-    setattr(_ForwardHotAttributes, _name, _forward(_name))
+    setattr(StandardWrapper, _name, _forward(_name))
 
 
-class TerminateIllegalWrapper(_ForwardHotAttributes, wrappers.TerminateIllegalWrapper):
-    def __init__(self, env: AECEnv, illegal_reward: float) -> None:
-        super().__init__(env, illegal_reward)
-        self._bind_raw()
+class _Iterable(AECOrderEnforcingIterable):
+    def __iter__(self) -> AECOrderEnforcingIterator:
+        return _Iterator(self.env, self.max_iter)
 
 
-class AssertOutOfBoundsWrapper(_ForwardHotAttributes, wrappers.AssertOutOfBoundsWrapper):
-    def __init__(self, env: AECEnv) -> None:
-        super().__init__(env)
-        self._bind_raw()
-        self._num_actions = self._raw.action_space(self._raw.possible_agents[0]).n
+class _Iterator(AECOrderEnforcingIterator):
+    """PettingZoo's order-enforcing iterator, reading the raw env's attributes directly."""
 
-    def step(self, action: Any) -> None:
-        # A plain in-range int is what Discrete.contains accepts; anything else takes the full check.
-        if type(action) is int and 0 <= action < self._num_actions:
-            self.env.step(action)
-        elif self._pettingzoo_accepts(action):
-            super().step(action)
-        else:
-            # Not an action id (a string, an id out of range, None for an agent to act): the action
-            # table's one-line error instead of PettingZoo's bare "action is not in action space".
-            self.env.step(self._raw.table.check_id(action))
-
-    def _pettingzoo_accepts(self, action: Any) -> bool:
-        agent = self._raw.agent_selection
-        if action is None:
-            return self._raw.terminations[agent] or self._raw.truncations[agent]
-        # Discrete.contains takes True for 1; the mask check below the wrapper would index with it.
-        return not isinstance(action, bool) and self.action_space(agent).contains(action)
+    def __next__(self) -> str:
+        raw = self.env._raw
+        if not raw.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert self.env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        self.env._has_updated = False
+        return raw.agent_selection
 
 
-class OrderEnforcingWrapper(_ForwardHotAttributes, wrappers.OrderEnforcingWrapper):
-    def __init__(self, env: AECEnv) -> None:
-        super().__init__(env)
-        self._bind_raw()
-
-    def __str__(self) -> str:
-        return str(self.env)  # the stock outermost wrapper prints the env's own name
-
-
-# The subclasses keep PettingZoo's class names, so str(env) and isinstance checks read as before.
 def standard_wrappers(env: AECEnv, illegal_reward: float = -1) -> AECEnv:
-    """TerminateIllegal, AssertOutOfBounds, OrderEnforcing: the chain of PettingZoo's classic envs."""
-    return OrderEnforcingWrapper(AssertOutOfBoundsWrapper(TerminateIllegalWrapper(env, illegal_reward)))
+    """PettingZoo's TerminateIllegal, AssertOutOfBounds and OrderEnforcing over ``env``, as one layer."""
+    return StandardWrapper(env, illegal_reward)

@@ -1,13 +1,17 @@
-"""Differential play: ``VectorEuchre`` against the reference engine and the env's own observers, step by step.
+"""Differential play: the compiled core against the reference engine and the env's observers, step by step.
 
-Both sides play the same deals (each reference game is dealt ``venv.current_deal(g)`` at every hand) and the
-same uniformly random legal actions; at every decision of every game the seat to act, the observation and the
-mask must be identical, and at every hand's end the rewards, the hand result, the episode's end and the four
-final observations. Used by tests/test_vector.py on a few thousand hands per rule set; the full run is
+Two consumers of :mod:`euchre_env.vector_kernels` are checked: ``VectorEuchre`` (:func:`play`, many games at
+once) and the AEC env ``raw_env``, which steps its one game on the same kernels (:func:`play_env`). Both sides
+play the same deals (each reference game is dealt the compiled side's ``current_deal`` at every hand) and the
+same uniformly random legal actions; at every decision the seat to act, the observation and the mask must be
+identical, and at every hand's end the rewards, the hand result, the episode's end and the four final
+observations. Used by tests/test_vector.py and tests/test_env_compiled.py on a few hundred hands per rule
+set; the full runs are
 
-    .venv/bin/python tests/vector_differential.py --hands 100000
+    .venv/bin/python tests/vector_differential.py --hands 100000          # VectorEuchre
+    .venv/bin/python tests/vector_differential.py --hands 100000 --env    # the AEC env
 
-(100,000 random hands of every rule set below, each observation; the README gives its result).
+(100,000 random hands of every rule set below, each observation; the README gives their result).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import numpy as np
 
 from euchre_env.decision import legal_mask
 from euchre_env.engine import GameState
+from euchre_env.env import raw_env
 from euchre_env.episodes import hand_end_reward, hand_ending
 from euchre_env.rules import Rules
 from euchre_env.seats import NUM_SEATS, team_of
@@ -106,6 +111,72 @@ def play(rules: Rules, observation: str, episode: str, hands: int, num_envs: int
     return {"hands": done_hands, "decisions": decisions, "episodes": episodes, "truncated": truncated}
 
 
+def play_env(rules: Rules, observation: str, episode: str, hands: int, seed: int = 0, reward: str = "points",
+             max_hands: int | str | None = "auto", replay_every: int = 97) -> dict[str, int]:
+    """:func:`play` for the AEC env: every decision through ``last()`` / ``step()``, and every ``replay_every``
+    decisions the env's replayed ``game`` compared with the reference (from then on kept in step by the env)."""
+    env = raw_env(rules=rules, observation=observation, episode=episode, reward=reward, max_hands=max_hands)
+    observer = make_observer(rules, observation)
+    rng = np.random.default_rng(seed + 1)
+    env.reset(seed=seed)
+    ref = GameState(rules, deal=env.current_deal())
+    done_hands = decisions = episodes = truncated = 0
+    while done_hands < hands:
+        seat = ref.current_player
+        where = f"{rules.preset_name} {observation} env hand {ref.hand_number} step {len(ref.history)}"
+        assert env.agent_selection == env.possible_agents[seat], f"{where}: {env.agent_selection} vs seat {seat}"
+        obs, _, term, trunc, info = env.last()
+        assert not (term or trunc), f"{where}: over mid-hand"
+        absolute = legal_mask(ref).astype(bool)
+        if observation == "structured":
+            want, frame = observer.encode_with_frame(ref, seat)
+            want_mask = frame.canonical_mask(absolute)
+            assert info["suit_order"] == frame.suit_order, f"{where}: frame {info['suit_order']}"
+        else:
+            want, frame, want_mask = observer.encode(ref, seat), None, absolute
+        if not np.array_equal(obs["observation"], want):
+            diff = np.flatnonzero(obs["observation"] != want)
+            raise AssertionError(f"{where}: observation differs at {diff[:10]} ({_blocks(observer, diff)})")
+        assert np.array_equal(obs["action_mask"].astype(bool), want_mask), f"{where}: mask"
+        assert env.legal_actions() == np.flatnonzero(want_mask).tolist(), f"{where}: legal_actions()"
+        if decisions % replay_every == replay_every - 1:
+            game = env.game
+            assert (game.history, game.hands, game.scores, game.phase) == (ref.history, ref.hands, ref.scores,
+                                                                           ref.phase), f"{where}: replayed game"
+        other = (seat + 1 + decisions % 3) % NUM_SEATS  # a seat not to act sees its own view, and no actions
+        seen = env.observe(env.possible_agents[other])
+        assert np.array_equal(seen["observation"], observer.encode(ref, other)), f"{where}: seat {other}'s view"
+        assert not seen["action_mask"].any(), f"{where}: seat {other} has actions"
+        action = int(rng.choice(np.flatnonzero(want_mask)))
+        env.step(action)
+        ref.apply(frame.to_absolute_action(action) if frame is not None else action)
+        decisions += 1
+        if not ref.hand_over:
+            assert not any(env.rewards.values()), f"{where}: reward mid-hand"
+            continue
+        done_hands += 1
+        where = f"{rules.preset_name} {observation} env hand {ref.hand_number}"
+        ending = hand_ending(ref, episode, env.max_hands)
+        for s, agent in enumerate(env.possible_agents):
+            assert env.infos[agent]["hand_result"] == ref.hand_result, f"{where}: hand result of {agent}"
+            want_reward = hand_end_reward(ref, team_of(s), reward, ending)
+            assert env.rewards[agent] == want_reward, f"{where}: reward {env.rewards[agent]} vs {want_reward}"
+        if ending is None:
+            ref.next_hand(deal=env.current_deal())
+            continue
+        episodes += 1
+        truncated += ending != "terminated"
+        over = env.truncations if ending != "terminated" else env.terminations
+        assert all(over.values()), f"{where}: episode end {ending}"
+        for s, agent in enumerate(env.possible_agents):
+            assert np.array_equal(env.observe(agent)["observation"], observer.encode(ref, s)), f"{where}: final {s}"
+        while env.agents:
+            env.step(None)
+        env.reset()
+        ref = GameState(rules, deal=env.current_deal())
+    return {"hands": done_hands, "decisions": decisions, "episodes": episodes, "truncated": truncated}
+
+
 def _blocks(observer: Any, indices: np.ndarray) -> str:
     names = []
     for i in indices[:10]:
@@ -117,15 +188,20 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--hands", type=int, default=100_000, help="hands per rule set, observation and episode")
     parser.add_argument("--only", default=None, help="one rule set name (default: all)")
+    parser.add_argument("--env", action="store_true", help="check the AEC env instead of VectorEuchre")
     args = parser.parse_args(argv)
     total = 0
     for name in [args.only] if args.only else RULE_SETS:
         for observation in ("absolute", "structured"):
             episode = "game" if observation == "absolute" else "hand"
             start = time.perf_counter()
-            counts = play(rules_of(name), observation, episode, args.hands, num_envs=64, seed=len(name))
+            if args.env:
+                counts = play_env(rules_of(name), observation, episode, args.hands, seed=len(name))
+            else:
+                counts = play(rules_of(name), observation, episode, args.hands, num_envs=64, seed=len(name))
             total += counts["hands"]
-            print(f"{name:34s} {observation:10s} episode={episode}: {counts['hands']:,} hands, "
+            label = f"env {name}" if args.env else name
+            print(f"{label:38s} {observation:10s} episode={episode}: {counts['hands']:,} hands, "
                   f"{counts['decisions']:,} decisions, {counts['episodes']:,} episodes identical "
                   f"({time.perf_counter() - start:.0f} s)", flush=True)
     print(f"all identical: {total:,} hands")
