@@ -59,7 +59,12 @@ class Deck:
 
     def cards(self) -> list[int]:
         """The whole pack, sorted, duplicates included."""
-        return sorted(list(range(self.num_ids)) * self.copies)
+        return list(self.pack)
+
+    @cached_property
+    def pack(self) -> tuple[int, ...]:
+        """:meth:`cards` as a tuple, built once (every deal reads it)."""
+        return tuple(sorted(list(range(self.num_ids)) * self.copies))
 
     # --- notation -------------------------------------------------------------
     @cached_property

@@ -12,6 +12,7 @@ rendering, information states for rule-based and search agents, inspection.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -23,6 +24,7 @@ from euchre_env.phases import Phase
 from euchre_env.rules import Rules
 from euchre_env.seats import NUM_SEATS, left_of
 
+ILLEGAL = -2  # step(): the action is not legal now
 MAX_DECISIONS = 128  # decisions in one hand, with room: a double-deck Bid Euchre hand has 48 plays and a few calls
 
 class CompiledGame:
@@ -38,18 +40,21 @@ class CompiledGame:
         self.rules = rules
         tables = kernel_tables(rules, observation)
         self._to_abs = tables.to_abs
-        self._opt = tables.opt
         self._T = K.pack_tables(tables)
+        at_mask, at_history, obs_size, f32_size = K.packed_sizes(tables)
+        num_actions = len(tables.akind)
+        # The five buffers of the kernels (see vector_kernels), and the views of them read here.
         self._st = np.zeros((1, K.NF), np.int32)
-        self._s8 = np.zeros(K.state8_size(tables.opt), np.int8)
-        self._calls = np.full((1, tables.rounds, NUM_SEATS), -1, np.int16)
+        self._s8 = np.zeros(at_mask + num_actions, np.int8)
+        self._s16 = np.zeros(at_history + MAX_DECISIONS + 1, np.int16)
+        self._f32 = np.zeros(f32_size, np.float32)
+        self.mask = self._s8[at_mask:]
+        self.obs = self._f32[:obs_size]
+        self._history = self._s16[at_history:]  # this hand's absolute actions: the count, then the ids
+        self._game_step = partial(K.game_step, self._st, self._s8, self._s16, self._f32, self._T)  # the hot call
         self.current_player = -1
-        self.obs = np.zeros(tables.off[K.B_BASE_SIZE] if not tables.structured else tables.off[K.B_SIZE], np.float32)
-        self.mask = np.zeros(len(tables.akind), np.int8)
-        self._seats = np.zeros((NUM_SEATS, self.obs.size), np.float32)  # every seat's observation, when valid
+        self._seats = np.zeros((NUM_SEATS, obs_size), np.float32)  # every seat's observation, when valid
         self._seats_valid = False
-        self._raw = np.zeros(tables.raw_size + len(tables.akind), np.float32)
-        self._history = np.zeros(MAX_DECISIONS + 1, np.int16)  # this hand's absolute actions (see game_step)
         self._scores = [0, 0]  # the episode's starting score, for replay
         self._result: dict[str, Any] | None = None  # the finished hand's result, built once
         self._log: list[tuple[dict[str, Any], list[int]]] = []  # (deal, absolute actions) of the earlier hands
@@ -57,45 +62,45 @@ class CompiledGame:
     # ------------------------------------------------------------------ dealing
     def start(self, deal: dict[str, Any], scores: list[int]) -> None:
         """A new game from ``deal`` (parsed: card ids, with its dealer) and the starting ``scores``."""
-        st = self._st
-        st[:] = 0
-        st[0, K.WINNER] = -1
-        st[0, K.SC], st[0, K.SC + 1] = scores
         self._scores = list(scores)
         self._log = []
-        self._deal(deal)
+        self._deal(deal, True)
 
     def next_hand(self, deal: dict[str, Any]) -> None:
         """The next hand of the game (after a hand ended and the game goes on), from ``deal``."""
+        self._log[-1] = (self._log[-1][0], self._actions())  # the hand that ended: its actions join its deal
         self._st[0, K.HANDNO] += 1
-        self._deal(deal)
+        self._deal(deal, False)
 
-    def _deal(self, deal: dict[str, Any]) -> None:
-        if self._log:  # the hand that ended: its actions join its deal
-            self._log[-1] = (self._log[-1][0], self._actions())
-        self._history[0] = 0
+    def _deal(self, deal: dict[str, Any], new_game: bool) -> None:
         self._result = None
         self._seats_valid = False
-        hands = [list(h) for h in deal["hands"]]
-        width = max(map(len, hands))  # one more card for a Bid Euchre joker dealer
-        cards = np.array([h + [-1] * (width - len(h)) for h in hands], np.int16)
-        dealer = self._st[0, K.DEALER] = deal["dealer"]
+        hands = deal["hands"]
+        try:
+            cards = np.array(hands, np.int16)
+        except ValueError:  # a Bid Euchre joker dealer holds one card more: pad the others
+            width = max(map(len, hands))
+            cards = np.array([list(h) + [-1] * (width - len(h)) for h in hands], np.int16)
+        self._st[0, K.DEALER] = deal["dealer"]
         upcard = deal.get("upcard")
-        self.current_player = K.game_start(self._st, self._s8, self._calls, self._T, cards,
-                                           -1 if upcard is None else upcard, self.obs, self.mask, self._raw)
-        record = {"dealer": int(dealer), "hands": hands}
-        if upcard is not None:
-            record["upcard"] = upcard
-        self._log.append((record, []))
+        self.current_player = K.game_start(self._st, self._s8, self._s16, self._f32, self._T, cards,
+                                           -1 if upcard is None else upcard, new_game, *self._scores)
+        self._log.append((deal, []))  # the parsed deal: fresh, never changed (the kitty is dropped on reading)
 
     # ------------------------------------------------------------------ decisions
     def step(self, action: int) -> int:
-        """Carry out ``action`` (an id in the decision's frame whose ``mask`` entry is 1; not checked here).
-        Returns the seat to act next, whose ``mask`` / ``obs`` these now are; -1 when the hand ended."""
-        self._seats_valid = False
-        seat = self.current_player = K.game_step(self._st, self._s8, self._calls, self._T, action, self.obs,
-                                                 self.mask, self._raw, self._history)
+        """Carry out ``action`` (an id in the decision's frame, ``0 <= action < len(mask)``). Returns the seat to
+        act next, whose ``mask`` / ``obs`` these now are; -1 when the hand ended; ``ILLEGAL`` (nothing
+        changed) when ``mask`` does not allow the action."""
+        seat = self._game_step(action)
+        if seat != ILLEGAL:
+            self.current_player = seat
+            self._seats_valid = False
         return seat
+
+    def last_action(self) -> int:
+        """The absolute id of the last action carried out in this hand."""
+        return int(self._history[self._history[0]])
 
     def to_absolute(self, action: int) -> int:
         """The absolute id of ``action``, an id in the current decision's frame."""
@@ -104,7 +109,7 @@ class CompiledGame:
     def encode(self, seat: int) -> np.ndarray:
         """A new array: the observation of any ``seat`` now (as the env shows it)."""
         if not self._seats_valid:  # all four at once: at a hand's end each is read in turn
-            K.game_encode_seats(self._st, self._s8, self._calls, self._T, self._seats, self._raw)
+            K.game_encode_seats(self._st, self._s8, self._s16, self._f32, self._T, self._seats)
             self._seats_valid = True
         return self._seats[seat].copy()
 
@@ -145,8 +150,7 @@ class CompiledGame:
 
     def current_deal(self) -> dict[str, Any]:
         """The deal of the hand on the table, in the format of the env's ``options["deal"]`` (card ids)."""
-        deal = self._log[-1][0]
-        return {**deal, "hands": [list(h) for h in deal["hands"]]}
+        return _as_deal(self._log[-1][0])
 
     def next_dealer(self) -> int:
         return left_of(self.dealer)
@@ -156,13 +160,21 @@ class CompiledGame:
         """The reference engine's state of this game, replayed from its deals and actions (``rng`` deals on if
         its caller asks it to)."""
         hands = [*self._log[:-1], (self._log[-1][0], self._actions())]
-        game = GameState(self.rules, rng, deal=hands[0][0], scores=self._scores)
+        game = GameState(self.rules, rng, deal=_as_deal(hands[0][0]), scores=self._scores)
         for i, (deal, actions) in enumerate(hands):
             if i:
-                game.next_hand(deal)
+                game.next_hand(_as_deal(deal))
             for a in actions:
                 game.apply(a)
         return game
 
     def _actions(self) -> list[int]:
         return self._history[1:1 + self._history[0]].tolist()
+
+
+def _as_deal(parsed: dict[str, Any]) -> dict[str, Any]:
+    """A parsed deal (with its kitty) as the env's ``options["deal"]`` takes it: a copy, card ids."""
+    deal = {"dealer": int(parsed["dealer"]), "hands": [list(h) for h in parsed["hands"]]}
+    if parsed.get("upcard") is not None:
+        deal["upcard"] = parsed["upcard"]
+    return deal

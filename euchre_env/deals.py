@@ -24,13 +24,13 @@ def dealt_size(rules: Rules, seat: int, dealer: int) -> int:
 
 def random_deal(rules: Rules, rng: np.random.Generator, dealer: int) -> dict[str, Any]:
     """A shuffled deal from ``rng``: blocks of cards from the dealer's left, the up-card, the kitty."""
-    pack = rules.deck_spec.cards()
-    cards = [pack[i] for i in rng.permutation(len(pack)).tolist()]  # Python ints: index a list fast
-    hands: list[list[int]] = [[] for _ in range(NUM_SEATS)]
-    seat, start = dealer, 0
+    pack = rules.deck_spec.pack
+    order = rng.permutation(len(pack)).tolist()
+    cards = order if rules.deck_spec.copies == 1 else [pack[i] for i in order]  # one copy: pack[i] == i
+    hands: list[list[int]] = [[], [], [], []]
+    seat, start, size = dealer, 0, rules.hand_size
     for _ in range(NUM_SEATS):
         seat = left_of(seat)
-        size = rules.hand_size
         hands[seat], start = cards[start:start + size], start + size
     rest = cards[start:]
     if rules.is_bid and rules.joker:  # 25 cards: the dealer gets the 25th

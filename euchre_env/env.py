@@ -70,7 +70,7 @@ from pettingzoo import AECEnv
 
 from euchre_env import episodes
 from euchre_env.actions import action_table
-from euchre_env.compiled_game import CompiledGame
+from euchre_env.compiled_game import ILLEGAL, CompiledGame
 from euchre_env.deals import parse_deal, parse_scores, random_deal
 from euchre_env.engine import GameState
 from euchre_env.episodes import AUTO, ENV_EPISODE
@@ -197,6 +197,12 @@ class raw_env(CanonicalActions, AECEnv, EzPickle):
             return {"observation": core.obs.copy(), "action_mask": self.infos[agent]["action_mask"]}
         return {"observation": core.encode(seat), "action_mask": self._no_actions}
 
+    def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict[str, Any]]:
+        """AECEnv.last: the agent to act's observation, cumulative reward, terminated, truncated, info."""
+        agent = self.agent_selection
+        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent], self.terminations[agent],
+                self.truncations[agent], self.infos[agent])
+
     # ---------------------------------------------------------------- reset & step
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         options = episodes.check_reset_options(options, strict=False)
@@ -241,11 +247,11 @@ class raw_env(CanonicalActions, AECEnv, EzPickle):
         if type(action) is not int:
             action = self.table.check_id(action)  # a string, None or an id out of range: one line saying so
         core = self._core
-        if not 0 <= action < self._num_actions or not core.mask[action]:
+        seat = core.step(action) if 0 <= action < self._num_actions else ILLEGAL
+        if seat == ILLEGAL:
             self._reject(action)
         if self._game is not None:  # somebody reads the reference state: keep it in step
-            self._game.apply(core.to_absolute(action))
-        hand_over = core.step(action) < 0
+            self._game.apply(core.last_action())
         self._frame = None
         self.num_steps += 1
         self._cumulative_rewards[agent] = 0.0
@@ -253,7 +259,7 @@ class raw_env(CanonicalActions, AECEnv, EzPickle):
         if self._rewards_set:  # rewards are instantaneous: clear the last hand's
             self._clear_rewards()
             self._rewards_set = False
-        if hand_over:
+        if seat < 0:  # the hand is over
             self._end_hand()
             self._accumulate_rewards()
             self._rewards_set = True
@@ -291,9 +297,9 @@ class raw_env(CanonicalActions, AECEnv, EzPickle):
         core = self._core
         result = core.hand_result
         ending = episodes.hand_ending(core, self.episode, self.max_hands)
+        team_rewards = [episodes.hand_end_reward(core, team, self.reward_mode, ending) for team in (0, 1)]
         for agent in self.agents:
-            team = team_of(self.agent_name_mapping[agent])
-            self.rewards[agent] = episodes.hand_end_reward(core, team, self.reward_mode, ending)
+            self.rewards[agent] = team_rewards[team_of(self.agent_name_mapping[agent])]
             self.infos[agent]["hand_result"] = dict(result)
             self.infos[agent]["scores"] = list(result["scores"])
         if ending == episodes.TERMINATED:

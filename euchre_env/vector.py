@@ -83,7 +83,9 @@ class VectorEuchre:
             raise ValueError(f"'threads' must be a positive int or None (every core), got {threads!r}")
         self.threads = threads
         serial = threads == 1
-        self._observe_all = K.observe_all_serial if serial else K.observe_all
+        self._observe_games = K.observe_games_serial if serial else K.observe_games
+        self._step_all = K.step_all_serial if serial else K.step_all
+        self._start_hands = K.start_hands_serial if serial else K.start_hands
         self._encode_final = K.encode_final_serial if serial else K.encode_final
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"'num_envs' must be a positive int, got {num_envs!r}")
@@ -100,6 +102,7 @@ class VectorEuchre:
         self.obs_size = 0 if observation == "none" else self.observer.size
         self.num_actions = len(self.table)
         self._tables = kernel_tables(self.rules, observation)
+        self._pack = np.asarray(self.rules.deck_spec.pack, np.int16)
         self._rng = np.random.default_rng(seed)
         n, r = self.num_envs, self.rules
         self._st = np.zeros((n, K.NF), np.int32)
@@ -138,7 +141,7 @@ class VectorEuchre:
             cards, upcards = self._deal_arrays(deals)
         self._start(everyone, cards, upcards)
         self._started = True
-        self._observe()
+        self._observe(everyone)
         return self._out(self._obs), self._out(self._mask), st[:, K.CUR].astype(np.int64)
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
@@ -149,8 +152,10 @@ class VectorEuchre:
         self._set_threads()
         ended = np.zeros(self.num_envs, np.bool_)
         t = self._tables
-        K.step_all(self._st, self._hands, self._dealt, self._tc, self._ts, self._calls, actions, t.opt, t.tab,
-                   t.akind, t.aarg, t.aalone, t.eff, t.power, t.rank, t.rnd, t.to_abs, ended)
+        self._step_all(self._st, self._hands, self._dealt, self._tc, self._ts, self._calls, actions, ended, self._obs,
+                       self._mask, self._raw, t.opt, t.tab, t.akind, t.aarg, t.aalone, t.eff, t.power, t.rank, t.rnd,
+                       t.off, t.leader_at, t.card_at, t.rnd_off, t.rnd_width, t.col, t.perms, t.cands, t.ncands,
+                       t.to_abs, t.structured, self.observation != "none")
         rewards = np.zeros((self.num_envs, NUM_SEATS), np.float32)
         done = np.zeros(self.num_envs, np.bool_)
         truncated = np.zeros(self.num_envs, np.bool_)
@@ -162,7 +167,6 @@ class VectorEuchre:
             info["hand_result"] = _HandResults(self, finished)
             info["final_index"] = finished
             info["final_observation"] = np.zeros((0, NUM_SEATS, self.obs_size), np.float32)
-        self._observe()
         return (self._out(self._obs), self._out(self._mask), self._st[:, K.CUR].astype(np.int64), rewards, done,
                 info)
 
@@ -254,12 +258,13 @@ class VectorEuchre:
     def _out(self, array: np.ndarray) -> np.ndarray:
         return array.copy() if self.copy else array
 
-    def _observe(self) -> None:
+    def _observe(self, games: np.ndarray) -> None:
+        """The observation and mask of ``games`` (the others' are already written by the step)."""
         t = self._tables
-        self._observe_all(self._st, self._hands, self._dealt, self._tc, self._ts, self._calls, self._obs, self._mask,
-                      self._raw, t.opt, t.tab, t.akind, t.aarg, t.eff, t.power, t.rank, t.off, t.leader_at, t.card_at,
-                      t.rnd_off, t.rnd_width, t.col, t.perms, t.cands, t.ncands, t.to_abs, t.structured,
-                      self.observation != "none")
+        self._observe_games(self._st, self._hands, self._dealt, self._tc, self._ts, self._calls, games, self._obs,
+                            self._mask, self._raw, t.opt, t.tab, t.akind, t.aarg, t.eff, t.power, t.rank, t.off,
+                            t.leader_at, t.card_at, t.rnd_off, t.rnd_width, t.col, t.perms, t.cands, t.ncands, t.to_abs,
+                            t.structured, self.observation != "none")
 
     def _set_threads(self) -> None:
         if self.threads is not None and self.threads > 1:
@@ -269,19 +274,11 @@ class VectorEuchre:
         """Shuffled deals (``deals.random_deal``'s layout: blocks from the dealer's left, then the up-card)."""
         r = self.rules
         k = len(dealers)
-        pack = np.asarray(r.deck_spec.cards(), np.int16)
-        shuffled = self._rng.permuted(np.broadcast_to(pack, (k, pack.size)), axis=1)
-        h = r.hand_size
-        extra = 1 if r.is_bid and r.joker else 0
-        cards = np.full((k, NUM_SEATS, h + extra), -1, np.int16)
-        rows = np.arange(k)
-        for i in range(NUM_SEATS):
-            seat = (dealers + 1 + i) % NUM_SEATS
-            cards[rows, seat, :h] = shuffled[:, i * h:(i + 1) * h]
-        rest = NUM_SEATS * h
-        if extra:  # Bid Euchre with the joker: the dealer takes the 25th card
-            cards[rows, dealers, h] = shuffled[:, rest]
-        upcards = shuffled[:, rest].astype(np.int32) if not r.is_bid else np.full(k, -1, np.int32)
+        extra = r.is_bid and r.joker  # Bid Euchre with the joker: the dealer takes the 25th card
+        cards = np.full((k, NUM_SEATS, r.hand_size + extra), -1, np.int16)
+        upcards = np.empty(k, np.int32)
+        K.shuffled_deals(self._rng.random((k, len(self._pack))), self._pack, dealers.astype(np.int64), r.hand_size,
+                         extra, r.is_bid, cards, upcards)
         return cards, upcards
 
     def _deal_arrays(self, deals: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
@@ -295,8 +292,8 @@ class VectorEuchre:
 
     def _start(self, games: np.ndarray, cards: np.ndarray, upcards: np.ndarray) -> None:
         t = self._tables
-        K.start_hands(self._st, self._hands, self._dealt, self._tc, self._ts, self._calls, games.astype(np.int64),
-                      cards, upcards, t.opt, t.printed)
+        self._start_hands(self._st, self._hands, self._dealt, self._tc, self._ts, self._calls, games.astype(np.int64),
+                          cards, upcards, t.opt, t.printed)
 
     def _end_hands(self, games: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray,
                    info: dict) -> None:
@@ -338,6 +335,7 @@ class VectorEuchre:
         restart = np.concatenate([going, last])
         cards, upcards = self._random_deals(st[restart, K.DEALER])
         self._start(restart, cards, upcards)
+        self._observe(restart)
 
 
 class _HandResults(Mapping):

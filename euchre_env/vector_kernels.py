@@ -73,17 +73,17 @@ SCORE_BOUND = 8.0  # euchre_env.observation.SCORE_BOUND (passed in as a float by
 
 
 # =============================================================================== small helpers
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _left(s):
     return (s + 1) % 4
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _partner(s):
     return (s + 2) % 4
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _next_active(st, g, s):
     n = (s + 1) % 4
     while st[g, OUT + n]:
@@ -91,18 +91,18 @@ def _next_active(st, g, s):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _active(st, g):
     return 4 - st[g, OUT] - st[g, OUT + 1] - st[g, OUT + 2] - st[g, OUT + 3]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _set(st, g, phase, seat):
     st[g, PH] = phase
     st[g, CUR] = seat
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _trick_winner(tc, ts, g, k, ncards, trump, eff, power):
     """Seat taking trick ``k`` of game ``g`` so far (``cards.trick_winner``: the first of equal cards wins)."""
     first = tc[g, k, 0]
@@ -247,7 +247,7 @@ def legal_mask(st, hands, dealt, tc, g, opt, tab, akind, aarg, eff, power, rank,
                 mask[tab[T_GIVE] + c] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _held(hands, g, seat, nids, base, mask):
     """``engine._unique_ids(base, hand)``: the ids ``base + card`` of every card ``seat`` holds."""
     for c in range(nids):
@@ -270,7 +270,7 @@ def ace_no_face_eligible(dealt, g, seat, opt, rank):
 
 
 # =============================================================================== acting
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def apply(st, hands, dealt, tc, ts, calls, g, action, opt, tab, akind, aarg, aalone, eff, power, rank, rnd):
     """``GameState.apply`` for a legal ``action`` (absolute id) of game ``g``. Returns 1 if the hand ended."""
     p = st[g, PH]
@@ -406,7 +406,7 @@ def _start_play(st, g):
     _set(st, g, PLAY, _next_active(st, g, st[g, DEALER]))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _play(st, hands, tc, ts, g, seat, card, opt, eff, power):
     k = st[g, NTR]
     n = st[g, NCUR]
@@ -668,22 +668,29 @@ def _decide(st, hands, dealt, tc, ts, calls, g, obs, mask, raw, amask, opt, tab,
 
 
 # =============================================================================== the batch
-def _observe_all(st, hands, dealt, tc, ts, calls, obs, mask, raw, opt, tab, akind, aarg, eff, power, rank, off,
-                leader_at, card_at, rnd_off, rnd_width, col, perms, cands, ncands, to_abs, structured, with_obs):
-    """Observation (with ``with_obs``) and mask of the seat to act in every game, in its frame."""
-    for g in prange(st.shape[0]):
+def _observe_games(st, hands, dealt, tc, ts, calls, games, obs, mask, raw, opt, tab, akind, aarg, eff, power, rank,
+                   off, leader_at, card_at, rnd_off, rnd_width, col, perms, cands, ncands, to_abs, structured,
+                   with_obs):
+    """Observation (with ``with_obs``) and mask of the seat to act in each of ``games``, in its frame."""
+    for i in prange(games.shape[0]):
+        g = games[i]
         _decide(st, hands, dealt, tc, ts, calls, g, obs[g], mask[g], raw[g, :off[B_SIZE]], raw[g, off[B_SIZE]:], opt,
                 tab, akind, aarg, eff, power, rank, off, leader_at, card_at, rnd_off, rnd_width, col, perms, cands,
                 ncands, to_abs, structured, with_obs)
 
 
-@njit(cache=True)
-def step_all(st, hands, dealt, tc, ts, calls, actions, opt, tab, akind, aarg, aalone, eff, power, rank, rnd, to_abs,
-             ended):
-    """Apply every game's action (in its frame); ``ended[g]`` = the hand ended. Assumes all are legal."""
-    for g in range(st.shape[0]):
+def _step_all(st, hands, dealt, tc, ts, calls, actions, ended, obs, mask, raw, opt, tab, akind, aarg, aalone, eff,
+              power, rank, rnd, off, leader_at, card_at, rnd_off, rnd_width, col, perms, cands, ncands, to_abs,
+              structured, with_obs):
+    """Apply every game's action (in its frame; all legal); ``ended[g]``: the hand ended. The games that go on
+    get their next observation and mask at once (the game's state is still in cache)."""
+    for g in prange(st.shape[0]):
         a = to_abs[st[g, FRAME], actions[g]]
         ended[g] = apply(st, hands, dealt, tc, ts, calls, g, a, opt, tab, akind, aarg, aalone, eff, power, rank, rnd)
+        if not ended[g]:
+            _decide(st, hands, dealt, tc, ts, calls, g, obs[g], mask[g], raw[g, :off[B_SIZE]], raw[g, off[B_SIZE]:],
+                    opt, tab, akind, aarg, eff, power, rank, off, leader_at, card_at, rnd_off, rnd_width, col, perms,
+                    cands, ncands, to_abs, structured, with_obs)
 
 
 @njit(cache=True)
@@ -713,7 +720,7 @@ def encode_seat(st, hands, tc, ts, calls, g, seat, out, raw, opt, off, eff, powe
 
 def _random_actions(mask, u, out):
     """A uniformly random legal action per game from the uniforms ``u`` (for benchmarks and tests)."""
-    for g in range(mask.shape[0]):
+    for g in prange(mask.shape[0]):
         count = 0
         for a in range(mask.shape[1]):
             count += mask[g, a]
@@ -727,9 +734,34 @@ def _random_actions(mask, u, out):
 
 
 @njit(cache=True)
-def start_hands(st, hands, dealt, tc, ts, calls, games, deals, upcards, opt, printed):
+def shuffled_deals(u, pack, dealers, tricks, extra, is_bid, cards, upcards):
+    """Random deals in ``deals.random_deal``'s layout (blocks of ``tricks`` cards from the dealer's left, then
+    with ``extra`` a 25th card for the dealer, then the up-card unless ``is_bid``), one per row of ``u``: the
+    pack shuffled by Fisher-Yates with the uniforms ``u[i]``. ``cards [k, 4, tricks + extra]``, ``upcards [k]``."""
+    n = pack.shape[0]
+    order = np.empty(n, np.int16)
+    for i in range(u.shape[0]):
+        for j in range(n):
+            order[j] = pack[j]
+        for j in range(n - 1):
+            r = j + int(u[i, j] * (n - j))
+            order[j], order[r] = order[r], order[j]
+        seat = dealers[i]
+        pos = 0
+        for _ in range(4):
+            seat = (seat + 1) % 4
+            for j in range(tricks):
+                cards[i, seat, j] = order[pos]
+                pos += 1
+        if extra:
+            cards[i, dealers[i], tricks] = order[pos]
+            pos += 1
+        upcards[i] = -1 if is_bid else order[pos]
+
+
+def _start_hands(st, hands, dealt, tc, ts, calls, games, deals, upcards, opt, printed):
     """:func:`start_hand` for each of ``games`` with its row of ``deals`` / ``upcards``."""
-    for i in range(games.shape[0]):
+    for i in prange(games.shape[0]):
         start_hand(st, hands, dealt, tc, ts, calls, games[i], deals[i], upcards[i], opt, printed)
 
 
@@ -745,18 +777,26 @@ def _encode_final(st, hands, tc, ts, calls, games, out, raw, opt, off, eff, powe
 
 # The batch kernels in two builds: parallel over games (every core), and serial, for callers whose cores are
 # already busy (a trainer's learner): a parallel region waits for its slowest thread, and its idle threads spin.
-observe_all = njit(cache=True, parallel=True)(_observe_all)
-observe_all_serial = njit(cache=True)(_observe_all)
+observe_games = njit(cache=True, parallel=True)(_observe_games)
+observe_games_serial = njit(cache=True)(_observe_games)
+step_all = njit(cache=True, parallel=True)(_step_all)
+step_all_serial = njit(cache=True)(_step_all)
+start_hands = njit(cache=True, parallel=True)(_start_hands)
+start_hands_serial = njit(cache=True)(_start_hands)
 encode_final = njit(cache=True, parallel=True)(_encode_final)
 encode_final_serial = njit(cache=True)(_encode_final)
-random_actions = njit(cache=True)(_random_actions)  # a few ns a game: threads would cost more than they save
+random_actions = njit(cache=True, parallel=True)(_random_actions)
 
 
 # =============================================================================== one game, few arguments
-# The AEC env steps one game per call, so what it pays is Numba's dispatch, about 60 ns per array argument:
-# with the arrays above a call would cost more than the rules. It passes four arrays instead: ``st``
-# (``[1, NF]``), ``s8`` (int8: hands, dealt, trick cards, trick seats, flat), ``calls`` and ``T`` (every table,
-# int64, flat, behind a header of (offset, rows, columns) per table), and unpacks views inside the call.
+# The AEC env steps one game per call, so what it pays is Numba's dispatch, about 50 ns per array argument:
+# with the arrays above a call would cost more than the rules. It passes five arrays instead, one per dtype,
+# and the kernels cut views out of them (by as_strided: a reshape costs some 17 ns, a runtime check):
+#   st   int32 [1, NF]   the scalar fields, as the batch's
+#   s8   int8            hands, dealt, trick cards, trick seats (as the batch's, one game), then the mask
+#   s16  int16           calls [1, rounds, 4], then the hand's history (count, then the absolute ids)
+#   f32  float32         the observation, then the scratch encoding and the absolute mask
+#   T    int64           every table, flat, behind a header of (offset, rows, columns) per table
 PACKED_TABLES = ("opt", "tab", "akind", "aarg", "aalone", "eff", "power", "rank", "rnd", "off", "leader_at", "card_at",
                  "rnd_off", "rnd_width", "col", "perms", "cands", "ncands", "to_abs", "printed")
 (P_OPT, P_TAB, P_AKIND, P_AARG, P_AALONE, P_EFF, P_POWER, P_RANK, P_RND, P_OFF, P_LEADER_AT, P_CARD_AT, P_RND_OFF,
@@ -777,9 +817,12 @@ def pack_tables(tables) -> np.ndarray:
     return np.concatenate([header, *(a.ravel() for a in arrays)])
 
 
-def state8_size(opt: np.ndarray) -> int:
-    """Length of ``s8`` under the rules of ``opt``."""
-    return 8 * int(opt[O_NIDS]) + 8 * int(opt[O_TRICKS])
+def packed_sizes(tables) -> tuple[int, int, int, int]:
+    """Where the one game's buffers split: the mask's offset in ``s8``, the history's in ``s16``, the
+    observation's size (the scratch's offset in ``f32``), and the length of ``f32``."""
+    n, k = int(tables.opt[O_NIDS]), int(tables.opt[O_TRICKS])
+    obs = int(tables.off[B_SIZE] if tables.structured else tables.off[B_BASE_SIZE])
+    return 8 * n + 8 * k, 4 * int(tables.rounds), obs, obs + int(tables.raw_size) + len(tables.akind)
 
 
 @njit(cache=True)
@@ -788,75 +831,88 @@ def _t1(T, i):
     return T[o:o + T[3 * i + 1] * T[3 * i + 2]]
 
 
-# Views by as_strided: a reshape costs some 17 ns (a runtime contiguity check), as_strided nothing.
 @njit(cache=True)
 def _t2(T, i):
     o, r, c = T[3 * i], T[3 * i + 1], T[3 * i + 2]
     return as_strided(T[o:o + r * c], shape=(r, c), strides=(8 * c, 8))
 
 
-@njit(cache=True)
-def _s8(s8, opt):
+@njit(cache=True, inline="always")
+def _unpack(s8, s16, f32, T):
+    """The one game's views: hands, dealt, tc, ts, mask, calls, history, obs, raw (scratch), amask (scratch)."""
+    opt = _t1(T, P_OPT)
     n, k = opt[O_NIDS], opt[O_TRICKS]
     h, t = 4 * n, 4 * k
-    return (as_strided(s8[:h], shape=(1, 4, n), strides=(h, n, 1)),
-            as_strided(s8[h:2 * h], shape=(1, 4, n), strides=(h, n, 1)),
-            as_strided(s8[2 * h:2 * h + t], shape=(1, k, 4), strides=(t, 4, 1)),
-            as_strided(s8[2 * h + t:2 * h + 2 * t], shape=(1, k, 4), strides=(t, 4, 1)))
-
-
+    hands = as_strided(s8[:h], shape=(1, 4, n), strides=(h, n, 1))
+    dealt = as_strided(s8[h:2 * h], shape=(1, 4, n), strides=(h, n, 1))
+    tc = as_strided(s8[2 * h:2 * h + t], shape=(1, k, 4), strides=(t, 4, 1))
+    ts = as_strided(s8[2 * h + t:2 * h + 2 * t], shape=(1, k, 4), strides=(t, 4, 1))
+    mask = s8[2 * h + 2 * t:]
+    rounds = T[3 * P_RND_OFF + 2]
+    calls = as_strided(s16[:4 * rounds], shape=(1, rounds, 4), strides=(8 * rounds, 8, 2))
+    history = s16[4 * rounds:]
+    off = _t1(T, P_OFF)
+    size = off[B_SIZE] if T[P_STRUCTURED] != 0 else off[B_BASE_SIZE]
+    obs = f32[:size]
+    raw = f32[size:size + off[B_SIZE]]
+    amask = f32[size + off[B_SIZE]:]
+    return hands, dealt, tc, ts, mask, calls, history, obs, raw, amask
 
 
 @njit(cache=True, inline="always")
-def _game_decide(st, hands, dealt, tc, ts, calls, T, opt, tab, akind, aarg, eff, power, rank, obs, mask, raw):
-    off = _t1(T, P_OFF)
-    structured = T[P_STRUCTURED] != 0
-    _decide(st, hands, dealt, tc, ts, calls, 0, obs, mask, raw[:off[B_SIZE]], raw[off[B_SIZE]:], opt, tab, akind,
-            aarg, eff, power, rank, off,
-            _t1(T, P_LEADER_AT), _t2(T, P_CARD_AT), _t1(T, P_RND_OFF), _t1(T, P_RND_WIDTH), _t2(T, P_COL),
-            _t2(T, P_PERMS), _t2(T, P_CANDS), _t1(T, P_NCANDS), _t2(T, P_TO_ABS), structured, True)
+def _game_decide(st, hands, dealt, tc, ts, calls, obs, mask, raw, amask, T):
+    opt = _t1(T, P_OPT)
+    _decide(st, hands, dealt, tc, ts, calls, 0, obs, mask, raw, amask, opt, _t1(T, P_TAB), _t1(T, P_AKIND),
+            _t1(T, P_AARG), _t2(T, P_EFF), _t2(T, P_POWER), _t1(T, P_RANK), _t1(T, P_OFF), _t1(T, P_LEADER_AT),
+            _t2(T, P_CARD_AT), _t1(T, P_RND_OFF), _t1(T, P_RND_WIDTH), _t2(T, P_COL), _t2(T, P_PERMS),
+            _t2(T, P_CANDS), _t1(T, P_NCANDS), _t2(T, P_TO_ABS), T[P_STRUCTURED] != 0, True)
 
 
 @njit(cache=True)
-def game_start(st, s8, calls, T, deal, upcard, obs, mask, raw):
-    """:func:`start_hand` of the one game (``deal``: ``[4, cards]``, -1 padded), then its first decision.
-    Returns the seat to act."""
-    opt = _t1(T, P_OPT)
-    hands, dealt, tc, ts = _s8(s8, opt)
-    start_hand(st, hands, dealt, tc, ts, calls, 0, deal, upcard, opt, _t1(T, P_PRINTED))
-    _game_decide(st, hands, dealt, tc, ts, calls, T, opt, _t1(T, P_TAB), _t1(T, P_AKIND), _t1(T, P_AARG),
-                 _t2(T, P_EFF), _t2(T, P_POWER), _t1(T, P_RANK), obs, mask, raw)
+def game_start(st, s8, s16, f32, T, deal, upcard, new_game, score0, score1):
+    """A hand of the one game (``deal``: ``[4, cards]``, -1 padded; ``st[0, DEALER]`` set), then its first
+    decision; with ``new_game`` a new game first, at ``score0`` / ``score1``. Returns the seat to act."""
+    if new_game:
+        dealer = st[0, DEALER]
+        for f in range(st.shape[1]):
+            st[0, f] = 0
+        st[0, DEALER] = dealer
+        st[0, WINNER] = -1
+        st[0, SC] = score0
+        st[0, SC + 1] = score1
+    hands, dealt, tc, ts, mask, calls, history, obs, raw, amask = _unpack(s8, s16, f32, T)
+    history[0] = 0
+    start_hand(st, hands, dealt, tc, ts, calls, 0, deal, upcard, _t1(T, P_OPT), _t1(T, P_PRINTED))
+    _game_decide(st, hands, dealt, tc, ts, calls, obs, mask, raw, amask, T)
     return st[0, CUR]
 
 
 @njit(cache=True)
-def game_step(st, s8, calls, T, action, obs, mask, raw, history):
-    """Apply ``action`` (an id in the frame of the decision; legal: the caller checked its mask), then unless the
-    hand ended decide the next seat's observation and mask. Returns that seat, -1 if the hand ended. The
-    absolute id goes to ``history`` (``history[0]``: the hand's actions so far, then the ids)."""
-    opt = _t1(T, P_OPT)
-    hands, dealt, tc, ts = _s8(s8, opt)
-    tab, akind, aarg, eff, power, rank = (_t1(T, P_TAB), _t1(T, P_AKIND), _t1(T, P_AARG), _t2(T, P_EFF),
-                                          _t2(T, P_POWER), _t1(T, P_RANK))
+def game_step(st, s8, s16, f32, T, action):
+    """Apply ``action`` (an id in the frame of the decision, in range), then unless the hand ended decide the
+    next seat's observation and mask. Returns that seat, -1 if the hand ended, -2 (and nothing changes) if the
+    mask does not allow ``action``. The absolute id joins the history."""
+    hands, dealt, tc, ts, mask, calls, history, obs, raw, amask = _unpack(s8, s16, f32, T)
+    if not mask[action]:
+        return -2
     a = _t2(T, P_TO_ABS)[st[0, FRAME], action]
     history[0] += 1
     history[history[0]] = a
-    if apply(st, hands, dealt, tc, ts, calls, 0, a, opt, tab, akind, aarg, _t1(T, P_AALONE), eff, power, rank,
-             _t1(T, P_RND)):
+    if apply(st, hands, dealt, tc, ts, calls, 0, a, _t1(T, P_OPT), _t1(T, P_TAB), _t1(T, P_AKIND), _t1(T, P_AARG),
+             _t1(T, P_AALONE), _t2(T, P_EFF), _t2(T, P_POWER), _t1(T, P_RANK), _t1(T, P_RND)):
         return -1
-    _game_decide(st, hands, dealt, tc, ts, calls, T, opt, tab, akind, aarg, eff, power, rank, obs, mask, raw)
+    _game_decide(st, hands, dealt, tc, ts, calls, obs, mask, raw, amask, T)
     return st[0, CUR]
 
 
 @njit(cache=True)
-def game_encode_seats(st, s8, calls, T, out, raw):
+def game_encode_seats(st, s8, s16, f32, T, out):
     """:func:`encode_seat` of every seat of the one game: ``out[seat]``."""
-    opt = _t1(T, P_OPT)
-    hands, _, tc, ts = _s8(s8, opt)
-    off = _t1(T, P_OFF)
+    hands, _, tc, ts, _, calls, _, _, raw, _ = _unpack(s8, s16, f32, T)
+    opt, off = _t1(T, P_OPT), _t1(T, P_OFF)
     eff, power, leader_at, card_at = _t2(T, P_EFF), _t2(T, P_POWER), _t1(T, P_LEADER_AT), _t2(T, P_CARD_AT)
     rnd_off, rnd_width, col = _t1(T, P_RND_OFF), _t1(T, P_RND_WIDTH), _t2(T, P_COL)
     perms, cands, ncands = _t2(T, P_PERMS), _t2(T, P_CANDS), _t1(T, P_NCANDS)
     for seat in range(4):
-        encode_seat(st, hands, tc, ts, calls, 0, seat, out[seat], raw[:off[B_SIZE]], opt, off, eff, power, leader_at,
-                    card_at, rnd_off, rnd_width, col, perms, cands, ncands, T[P_STRUCTURED] != 0)
+        encode_seat(st, hands, tc, ts, calls, 0, seat, out[seat], raw, opt, off, eff, power, leader_at, card_at,
+                    rnd_off, rnd_width, col, perms, cands, ncands, T[P_STRUCTURED] != 0)

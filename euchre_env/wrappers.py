@@ -58,6 +58,9 @@ class StandardWrapper(OrderEnforcingWrapper):
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         self._terminated = False
         super().reset(seed=seed, options=options)
+        if "last" not in self.__dict__:
+            # Once reset, last() has nothing left to enforce: the raw env's own, one call less a decision.
+            self.last = self._raw.last
 
     def observe(self, agent: str) -> Any:
         if not self._has_reset:
@@ -65,25 +68,39 @@ class StandardWrapper(OrderEnforcingWrapper):
         return self._raw.observe(agent)
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        agent = self.agent_selection  # before reset: OrderEnforcing's AttributeError
-        raw = self._raw
-        obs = raw.observe(agent) if observe else None
-        return obs, raw._cumulative_rewards[agent], raw.terminations[agent], raw.truncations[agent], raw.infos[agent]
+        return super().last(observe)  # before reset(): OrderEnforcing's errors; reset() binds the raw env's
 
     def step(self, action: Any) -> None:
+        raw = self._raw
+        if action is None and self._has_reset and raw.agents:  # a dead agent's step, as the stock chain ends it
+            agent = raw.agent_selection
+            if raw.terminations[agent] or raw.truncations[agent]:
+                self._has_updated = True
+                raw._was_dead_step(None)
+                return
+        elif type(action) is int and 0 <= action < self._num_actions and self._has_reset and raw.agents:
+            # The common case: an action id while the game is on. A dead agent's raw step refuses it as
+            # the stock chain does; an illegal one is TerminateIllegal's.
+            self._has_updated = True
+            if self._terminated:
+                raw._was_dead_step(action)
+                return
+            try:
+                raw.step(action)
+            except IllegalActionError:
+                self._terminate_illegal(raw.agent_selection)
+            return
         # OrderEnforcing
         if not self._has_reset:
             EnvLogger.error_step_before_reset()
-        raw = self._raw
         self._has_updated = True
         if not raw.agents:
             EnvLogger.warn_step_after_terminated_truncated()
             return
         agent = raw.agent_selection
         dead = raw.terminations[agent] or raw.truncations[agent]
-        # AssertOutOfBounds: an in-range int (what Discrete.contains takes) or None for a dead agent.
-        if not ((type(action) is int and 0 <= action < self._num_actions) or (action is None and dead)
-                or self._pettingzoo_accepts(action)):
+        # AssertOutOfBounds: what Discrete.contains takes (numpy ints...).
+        if not self._pettingzoo_accepts(action):
             # Not an action id: the action table's one-line error instead of a bare assertion.
             raw.step(raw.table.check_id(action))
             return
@@ -95,15 +112,20 @@ class StandardWrapper(OrderEnforcingWrapper):
         try:
             raw.step(action)
         except IllegalActionError:
-            EnvLogger.warn_on_illegal_move()
-            raw._cumulative_rewards[agent] = 0
-            raw.terminations = dict.fromkeys(raw.agents, True)
-            raw.truncations = dict.fromkeys(raw.agents, True)
-            raw.rewards = dict.fromkeys(raw.truncations, 0)
-            raw.rewards[agent] = float(self._illegal_value)
-            raw._accumulate_rewards()
-            raw._deads_step_first()
-            self._terminated = True
+            self._terminate_illegal(agent)
+
+    def _terminate_illegal(self, agent: str) -> None:
+        """TerminateIllegal: every agent done, ``illegal_reward`` to ``agent``, the dead agents stepped first."""
+        raw = self._raw
+        EnvLogger.warn_on_illegal_move()
+        raw._cumulative_rewards[agent] = 0
+        raw.terminations = dict.fromkeys(raw.agents, True)
+        raw.truncations = dict.fromkeys(raw.agents, True)
+        raw.rewards = dict.fromkeys(raw.truncations, 0)
+        raw.rewards[agent] = float(self._illegal_value)
+        raw._accumulate_rewards()
+        raw._deads_step_first()
+        self._terminated = True
 
     def _pettingzoo_accepts(self, action: Any) -> bool:
         # Discrete.contains takes True for 1 and numpy ints; the mask check would index with a bool.
@@ -131,8 +153,12 @@ class _Iterable(AECOrderEnforcingIterable):
 class _Iterator(AECOrderEnforcingIterator):
     """PettingZoo's order-enforcing iterator, reading the raw env's attributes directly."""
 
+    def __init__(self, env: StandardWrapper, max_iter: int) -> None:
+        super().__init__(env, max_iter)
+        self._raw = env._raw
+
     def __next__(self) -> str:
-        raw = self.env._raw
+        raw = self._raw
         if not raw.agents or self.iters_til_term <= 0:
             raise StopIteration
         self.iters_til_term -= 1
