@@ -3,7 +3,7 @@
 The rules are the reference engine's (:class:`~euchre_env.engine.GameState`), ported once to
 :mod:`euchre_env.vector_kernels` and proven equal to it by the differential tests. A decision costs
 one Numba call (:func:`~euchre_env.vector_kernels.game_step`: apply the action, then the next seat's
-mask and observation), about a microsecond, against some 15 for the engine and observers in Python.
+mask and observation), under a microsecond, against some 15 for the engine and observers in Python.
 
 The game also keeps a log of its deals and actions, so that a :class:`GameState` of the same game can
 be replayed on demand (:meth:`CompiledGame.replay`) for everything that reads the reference state:
