@@ -7,7 +7,9 @@ the periodic evaluation switched off, in a temporary run folder, and reports:
   the collector applies without asking the network, are not counted);
 * the share of time in the environment (game rules, observation encoding, scripted league
   opponents), in inference (the batched forward passes of the learner and frozen snapshots)
-  and in learning (the PPO epochs).
+  and in learning (the PPO epochs); on the vector engine the environment's share split into the
+  engine itself (``VectorEuchre``), the scripted league opponents (their agents and the reference
+  games kept for them) and the collector's own bookkeeping.
 
     .venv/bin/python benchmarks/bench_train.py --updates 20
 """
@@ -37,7 +39,7 @@ def main(argv: list[str] | None = None) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         trainer = Trainer(config, os.path.join(tmp, "bench"), log=lambda text: None)
         ppo, seed = config.ppo, config.run.seed
-        collect = infer = learn = 0.0
+        collect = infer = learn = engine = scripted = 0.0
         decisions = forced = 0
         for update in range(args.updates):
             t0 = time.perf_counter()
@@ -49,6 +51,8 @@ def main(argv: list[str] | None = None) -> None:
                 continue  # warm-up
             collect += t1 - t0
             infer += rollout.inference_seconds
+            engine += rollout.engine_seconds
+            scripted += rollout.scripted_seconds
             learn += t2 - t1
             decisions += len(rollout)
             forced += rollout.forced
@@ -62,6 +66,10 @@ def main(argv: list[str] | None = None) -> None:
     print(f"| self-play decisions/s, end to end | {decisions / total:,.0f} |")
     print(f"| collection decisions/s (no learning) | {decisions / collect:,.0f} |")
     print(f"| time in the environment (rules, encoding, scripted opponents) | {(collect - infer) / total:.0%} |")
+    if engine:
+        print(f"| of which the engine (VectorEuchre: rules, observations, masks) | {engine / total:.0%} |")
+        print(f"| of which the scripted opponents and their reference games | {scripted / total:.0%} |")
+        print(f"| of which the collector's bookkeeping | {(collect - infer - engine - scripted) / total:.0%} |")
     print(f"| time in inference (batched forward passes) | {infer / total:.0%} |")
     print(f"| time in learning (PPO epochs) | {learn / total:.0%} |")
 

@@ -27,6 +27,7 @@ from euchre_env.seats import NUM_SEATS, left_of
 ILLEGAL = -2  # step(): the action is not legal now
 MAX_DECISIONS = 128  # decisions in one hand, with room: a double-deck Bid Euchre hand has 48 plays and a few calls
 
+
 class CompiledGame:
     """One game (or rubber) under ``rules``, observed as ``observation`` (``"absolute"`` / ``"structured"``).
 
@@ -39,7 +40,6 @@ class CompiledGame:
     def __init__(self, rules: Rules, observation: str) -> None:
         self.rules = rules
         tables = kernel_tables(rules, observation)
-        self._to_abs = tables.to_abs
         self._T = K.pack_tables(tables)
         at_mask, at_history, obs_size, f32_size = K.packed_sizes(tables)
         num_actions = len(tables.akind)
@@ -101,10 +101,6 @@ class CompiledGame:
     def last_action(self) -> int:
         """The absolute id of the last action carried out in this hand."""
         return int(self._history[self._history[0]])
-
-    def to_absolute(self, action: int) -> int:
-        """The absolute id of ``action``, an id in the current decision's frame."""
-        return int(self._to_abs[self._st[0, K.FRAME], action])
 
     def encode(self, seat: int) -> np.ndarray:
         """A new array: the observation of any ``seat`` now (as the env shows it)."""

@@ -96,6 +96,9 @@ class Rollout:
     # card at the play decisions drawn for solver targets (training/solver_targets.py), NaN elsewhere;
     # None when the run has no solver targets.
     solver_target: np.ndarray | None = None
+    # The vector collector's split of the rest (0 on the reference engine, whose steps are not apart):
+    engine_seconds: float = 0.0  # in VectorEuchre: rules, observations, masks, deals
+    scripted_seconds: float = 0.0  # in the scripted seats' agents and the reference games kept for them
 
     def __len__(self) -> int:
         return len(self.action)
@@ -202,13 +205,16 @@ class SelfPlay:
         label_rng = np.random.default_rng([seed, update, stream, 3])
         margins: dict[str, list[float]] = defaultdict(list)
         hands = forced = n = 0
-        inference = 0.0
+        inference = engine = scripted = 0.0
         snapshots = dict(self.snapshots)
         mirrored = teacher is not None or buf.labelled
+        clock = time.perf_counter
+        t = clock()
         # One thread: the learner's torch threads (and the other runs of a shared machine) hold the cores.
         venv = VectorEuchre(self.rules, self.num_games, observation=self.observation, episode="game",
                             max_hands=None, copy=False, threads=1)
         obs, mask, seat = venv.reset(seed=int(rng.integers(2**62)))
+        engine += clock() - t
         slots = [self._new_vector_slot(rng, venv, g, mirrored) for g in range(self.num_games)]
         live = np.ones(self.num_games, bool)
         while live.any():
@@ -226,7 +232,9 @@ class SelfPlay:
                 elif controller in snapshots:
                     frozen[controller].append(g)
                 else:
+                    t = clock()
                     choice = ask_agent(self.scripted[controller], slot.state, self.observer, controller)
+                    scripted += clock() - t
                     actions[g] = venv.to_canonical(g, choice)
             if learner:
                 games = np.array(learner)
@@ -270,10 +278,14 @@ class SelfPlay:
                     actions[group] = sample_actions(logits, generator)[0].numpy()
                 inference += time.perf_counter() - t
             absolute = venv.to_absolute(actions)  # before the step: the frames are those of this decision
+            t = clock()
             obs, mask, seat, _, done, info = venv.step(actions)
+            t2 = clock()
             for g in np.flatnonzero(live):
                 if slots[g].state is not None:
                     slots[g].state.apply(int(absolute[g]))
+            engine += t2 - t
+            scripted += clock() - t2
             for g in np.flatnonzero(info["hand_over"] & live):
                 slot = slots[g]
                 hands += 1
@@ -284,7 +296,7 @@ class SelfPlay:
                     slots[g] = self._new_vector_slot(rng, venv, g, mirrored)
                 elif slot.state is not None:
                     slot.state.next_hand(deal=venv.current_deal(g))
-        return buf.rollout(n, hands, forced, inference, dict(margins))
+        return buf.rollout(n, hands, forced, inference, dict(margins), engine, scripted)
 
     def _collect_reference(self, budget: int, seed: int, update: int, teacher: Any, stream: int,
                            on_step: Callable[[int], None] | None) -> Rollout:
@@ -444,7 +456,8 @@ class _Buffers:
         self.labelled = labelled
         self.target = np.full((cap, num_actions) if labelled else (0, 0), np.nan, np.float32)
 
-    def rollout(self, n: int, hands: int, forced: int, inference: float, margins: dict[str, list[float]]) -> Rollout:
+    def rollout(self, n: int, hands: int, forced: int, inference: float, margins: dict[str, list[float]],
+                engine: float, scripted: float) -> Rollout:
         return Rollout(self.obs[:n], self.mask[:n], self.action[:n], self.log_prob[:n], self.value[:n],
                        self.reward[:n], self.next_index[:n], self.extra[:n], hands, forced, inference, margins,
-                       self.target[:n] if self.labelled else None)
+                       self.target[:n] if self.labelled else None, engine, scripted)

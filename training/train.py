@@ -466,6 +466,9 @@ class Trainer:
         w.add_scalar("time/collect_seconds", collect_s, step)
         w.add_scalar("time/learn_seconds", learn_s, step)
         w.add_scalar("time/inference_seconds", rollout.inference_seconds, step)
+        if rollout.engine_seconds:
+            w.add_scalar("time/engine_seconds", rollout.engine_seconds, step)
+            w.add_scalar("time/scripted_seconds", rollout.scripted_seconds, step)
         for opp, margins in rollout.margins.items():
             w.add_scalar(f"charts/train_margin_vs_{opp}", float(np.mean(margins)), step)
 
