@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import euchre_env
+from euchre_env.engine import GameState
 from euchre_env.rules import Rules
 from tests.vector_differential import RULE_SETS, play_env, rules_of
 
@@ -57,3 +58,25 @@ def test_masks_of_seats_not_to_act_are_read_only_zeros():
     assert env.legal_actions() == legal
     env.step(legal[0])
     assert not env.terminations[other]
+
+
+@pytest.mark.parametrize("preset, options", [("knock", {}), ("bid", {"joker": True}), ("bid", {"double_deck": True})])
+def test_seeded_deals_are_the_reference_engines(preset, options):
+    """The env draws its deals as GameState does (dealer, then cards, from the same generator): a seed deals
+    the same hands as before the compiled core, hand after hand."""
+    rules = Rules.preset(preset, **options)
+    env = euchre_env.raw_env(rules=rules, episode="game")
+    env.reset(seed=42)
+    ref = GameState(rules, np.random.default_rng(42))
+    rng = np.random.default_rng(1)
+    for _ in range(6):  # hands
+        deal = env.current_deal()
+        assert (deal["dealer"], [sorted(h) for h in deal["hands"]]) == (ref.dealer, ref.initial_hands)
+        assert deal.get("upcard") == ref.upcard
+        while env.hand_number == ref.hand_number and env.agents:
+            action = int(rng.choice(env.legal_actions()))
+            ref.apply(action)
+            env.step(action)
+        if not env.agents or env.terminations[env.agent_selection]:
+            break
+        ref.next_hand()
