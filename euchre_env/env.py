@@ -51,7 +51,7 @@ On truncation every agent is truncated, `infos[agent]["truncated"]` names the li
 ## Speed
 The rules run on a compiled copy of the reference engine (`euchre_env.compiled_game`, Numba), proven
 equal to it step by step (`tests/vector_differential.py`): one call a decision. The first env on a
-machine compiles that core, for about 30 s, and caches the machine code on disk; later processes load
+machine compiles that core, for about 40 s, and caches the machine code on disk; later processes load
 it in under a second. `env.unwrapped.game` is the reference engine's `GameState` of the same game,
 replayed from the episode's deals and actions when first read and kept in step from then on.
 

@@ -59,16 +59,14 @@ class StandardWrapper(OrderEnforcingWrapper):
         self._terminated = False
         super().reset(seed=seed, options=options)
         if "last" not in self.__dict__:
-            # Once reset, last() has nothing left to enforce: the raw env's own, one call less a decision.
+            # Before reset, AECEnv.last() reads agent_selection and gets OrderEnforcing's error; after it there
+            # is nothing left to enforce: the raw env's own last(), one call less a decision.
             self.last = self._raw.last
 
     def observe(self, agent: str) -> Any:
         if not self._has_reset:
             EnvLogger.error_observe_before_reset()
         return self._raw.observe(agent)
-
-    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
-        return super().last(observe)  # before reset(): OrderEnforcing's errors; reset() binds the raw env's
 
     def step(self, action: Any) -> None:
         raw = self._raw
