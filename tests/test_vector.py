@@ -188,3 +188,25 @@ def test_without_observation_the_masks_and_results_are_the_same():
         assert obs.shape == ((8, 0) if observation == "none" else (8, venv.obs_size))
     for a, b in zip(*runs):
         assert all(np.array_equal(x, y) for x, y in zip(a[:4], b[:4])) and a[4] == b[4]
+
+
+@pytest.mark.parametrize("preset, options", [("knock", {}), ("classic", {"deck": 32}), ("bid", {"joker": True}),
+                                             ("bid", {"double_deck": True})])
+def test_the_kernels_deals_are_laid_out_as_the_engines(preset, options):
+    """shuffled_deals shuffles in the kernel but lays the cards out as deals.deal_from_order does: with zero
+    uniforms (no swap) it deals a given order exactly as the engine deals that order."""
+    from euchre_env import vector_kernels as K
+    from euchre_env.deals import deal_from_order
+
+    rules = Rules.preset(preset, **options)
+    extra = rules.is_bid and rules.joker
+    rng = np.random.default_rng(5)
+    for dealer in range(4):
+        order = rng.permutation(np.asarray(rules.deck_spec.pack, np.int16))
+        cards = np.full((1, 4, rules.hand_size + extra), -1, np.int16)
+        upcard = np.empty(1, np.int32)
+        K.shuffled_deals(np.zeros((1, order.size)), order, np.array([dealer]), rules.hand_size, extra,
+                         rules.is_bid, cards, upcard)
+        want = deal_from_order(rules, order.tolist(), dealer)
+        assert [[c for c in hand if c >= 0] for hand in cards[0].tolist()] == want["hands"]
+        assert (int(upcard[0]) if not rules.is_bid else None) == want.get("upcard")
