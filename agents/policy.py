@@ -10,9 +10,12 @@ and in the loss, so they get exactly zero probability and zero gradient.
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 import torch
 from torch import nn
+
+from euchre_env.agents.sparse_input import SparseInputLinear, SparseRows
 
 ILLEGAL_LOGIT = -1e9  # finite, so that 0 * logit stays 0 in the entropy (inf would give nan)
 
@@ -20,9 +23,33 @@ ILLEGAL_LOGIT = -1e9  # finite, so that 0 * logit stays 0 in the entropy (inf wo
 def _layers(sizes: list[int], out: int, out_gain: float) -> list[nn.Module]:
     layers: list[nn.Module] = []
     for a, b in itertools.pairwise(sizes):
-        layers += [_init(nn.Linear(a, b), 2**0.5), nn.Tanh()]
+        # The first layer sees the mostly-zero observation: computed from its non-zero entries.
+        linear = SparseInputLinear(a, b) if not layers else nn.Linear(a, b)
+        layers += [_init(linear, 2**0.5), Tanh()]
     layers.append(_init(nn.Linear(sizes[-1], out), out_gain))
     return layers
+
+
+class _TanhFunction(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx: Any, x: torch.Tensor) -> torch.Tensor:
+        y = torch.sigmoid(x * 2).mul_(2).sub_(1)
+        ctx.save_for_backward(y)
+        return y
+
+    @staticmethod
+    def backward(ctx: Any, grad: torch.Tensor) -> torch.Tensor:
+        (y,) = ctx.saved_tensors
+        return torch.ops.aten.tanh_backward(grad, y)
+
+
+class Tanh(nn.Module):
+    """``nn.Tanh`` as ``2 sigmoid(2x) - 1``: torch's CPU tanh takes ~8x as long as its sigmoid (1.3 ms of a
+    4,096 x 256 batch against 0.17), and the two agree to 2e-7. The same function; no parameters, so the
+    state dict is ``nn.Tanh``'s."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return _TanhFunction.apply(x) if x.device.type == "cpu" else torch.tanh(x)
 
 
 def _init(layer: nn.Linear, gain: float) -> nn.Linear:
@@ -99,7 +126,9 @@ class ActorCritic(nn.Module):
     def masked_logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         return self.actor.masked_logits(obs, mask)
 
-    def value(self, obs: torch.Tensor, extra: torch.Tensor) -> torch.Tensor:
+    def value(self, obs: torch.Tensor | SparseRows, extra: torch.Tensor | SparseRows) -> torch.Tensor:
+        if isinstance(obs, SparseRows):
+            return self.critic.value(obs.hstack(extra))
         return self.critic.value(torch.cat([obs, extra], dim=-1))
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor, extra: torch.Tensor

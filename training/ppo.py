@@ -7,6 +7,7 @@ import torch
 from torch import nn
 
 from euchre_env.agents.policy import ActorCritic, log_prob_and_entropy
+from euchre_env.agents.sparse_input import SparseRows
 from euchre_env.training.config import PPOConfig
 from euchre_env.training.selfplay import Rollout
 
@@ -34,9 +35,11 @@ def ppo_update(
 ) -> dict[str, float]:
     """Run the PPO epochs on one rollout; returns the losses and diagnostics to log."""
     adv_np, ret_np = advantages(rollout, cfg.gamma, cfg.gae_lambda)
-    obs = torch.from_numpy(rollout.obs)
+    # The observations as their non-zero entries, once for all epochs (the networks' first layer reads
+    # them; agents/sparse_input.py).
+    obs = SparseRows.from_dense(rollout.obs)
     mask = torch.from_numpy(rollout.mask)
-    extra = torch.from_numpy(rollout.extra)  # the critic's privileged features (none with the seat critic)
+    extra = SparseRows.from_dense(rollout.extra)  # the critic's privileged features (none with the seat critic)
     actions = torch.from_numpy(rollout.action)
     old_log_prob = torch.from_numpy(rollout.log_prob)
     old_value = torch.from_numpy(rollout.value)
