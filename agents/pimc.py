@@ -169,6 +169,23 @@ class PIMCAgent:
         return solver
 
     def act(self, observation: Any, info: dict[str, Any]) -> int:
+        totals, _ = self._totals(info)
+        return max(totals, key=lambda a: (totals[a], -a))
+
+    def explain(self, observation: Any, info: dict[str, Any]) -> tuple[int, str]:
+        """``(action, why)``: the action :meth:`act` picks and the average values it compared."""
+        totals, n = self._totals(info)
+        action = max(totals, key=lambda a: (totals[a], -a))
+        if n == 0:
+            return action, "the only legal action"
+        strings = action_table(require_information_state(info, "PIMCAgent").rules).strings
+        ranked = sorted(totals, key=lambda a: (-totals[a], a))
+        values = ", ".join(f"{strings[a]} {totals[a] / n:+.2f}" for a in ranked)
+        return action, f"average hand margin for your team over {n} sampled deals: {values}"
+
+    def _totals(self, info: dict[str, Any]) -> tuple[dict[int, float], int]:
+        """Each legal action's value summed over the sampled deals, and their number (0: one legal action,
+        nothing sampled)."""
         state = require_information_state(info, "PIMCAgent")
         legal = list(state.legal_actions)
         if not legal and info.get("action_mask") is not None:
@@ -176,19 +193,17 @@ class PIMCAgent:
         if not legal:
             raise ValueError("PIMCAgent.act: no legal action (is it this seat's turn?)")
         if len(legal) == 1:
-            return legal[0]
+            return {legal[0]: 0.0}, 0
         rng = self._rng(state)
         double = state.rules.double_deck
         n = min(self.worlds, DOUBLE_DECK_WORLDS) if double else self.worlds
         sampler = WorldSampler(state)
         worlds = [sampler.sample(rng) for _ in range(n)]
         if state.phase == Phase.PLAY:
-            totals = self._play_values(state, legal, worlds, DOUBLE_DECK_DEPTH if double else None)
-        elif state.phase == Phase.GIVE_BACK:
-            totals = self._give_back_values(state, legal, worlds, DOUBLE_DECK_DEPTH if double else None)
-        else:
-            totals = self._call_values(state, legal, worlds, rng, 1 if double else None)
-        return max(totals, key=lambda a: (totals[a], -a))
+            return self._play_values(state, legal, worlds, DOUBLE_DECK_DEPTH if double else None), n
+        if state.phase == Phase.GIVE_BACK:
+            return self._give_back_values(state, legal, worlds, DOUBLE_DECK_DEPTH if double else None), n
+        return self._call_values(state, legal, worlds, rng, 1 if double else None), n
 
     def _play_values(self, info: InfoState, legal: list[int], worlds, depth: int | None) -> dict[int, float]:
         """Values of the cards that follow suit: under ``renege="penalize"`` the mask also allows reneges,

@@ -18,7 +18,7 @@ from typing import Any
 from euchre_env.actions import BID, GIVE, HELP, MOON, PLAY, action_table
 from euchre_env.agents.base import require_information_state
 from euchre_env.agents.heuristics import alone_losers, best_discard, suit_tables, trick_estimate, upcard_value
-from euchre_env.cards import NUM_SUITS, Deck, beats, follow_suit, trick_winner
+from euchre_env.cards import NUM_SUITS, SUITS, Deck, beats, follow_suit, trick_winner
 from euchre_env.infostate import InfoState
 from euchre_env.phases import Phase
 from euchre_env.rules import Rules
@@ -125,22 +125,26 @@ class RuleBasedAgent:
         """Nothing to reset: the agent is deterministic and keeps no state between decisions."""
 
     def act(self, observation: Any, info: dict[str, Any]) -> int:
+        return self.explain(observation, info)[0]
+
+    def explain(self, observation: Any, info: dict[str, Any]) -> tuple[int, str]:
+        """``(action, why)``: the action :meth:`act` takes and the rule that chose it, with its numbers."""
         s = require_information_state(info, "RuleBasedAgent")
         legal = list(s.legal_actions)
         if not legal:
             raise ValueError("RuleBasedAgent.act: no legal action (is it this seat's turn?)")
         if len(legal) == 1:
-            return int(legal[0])
+            return int(legal[0]), "the only legal action"
         T = _setting(s.rules)
         decide = _DECISIONS.get(s.phase)
         if decide is None:
             raise RuntimeError(f"RuleBasedAgent has no rule for phase {s.phase.name}")
-        action = decide(T, s, legal)
+        action, why = decide(T, s, legal)
         if action not in legal:  # a bug in the rules below: surface it rather than play something else
             shown = T.table.strings[action] if 0 <= action < len(T.table) else action
             raise RuntimeError(f"RuleBasedAgent chose {shown!r} in {s.phase.name}, which is not legal; "
                                f"legal: {', '.join(T.table.strings[a] for a in legal)}")
-        return int(action)
+        return int(action), why
 
 
 # ----------------------------------------------------------------------------- calling
@@ -173,14 +177,15 @@ def _best_suit(deck: Deck, hand, options, gone=()) -> int:
     return max(options, key=lambda x: (trick_estimate(deck, hand, x, gone), -x))
 
 
-def _call1(T: _Setting, s: InfoState, legal: list[int]) -> int:
+def _call1(T: _Setting, s: InfoState, legal: list[int]) -> tuple[int, str]:
     t, deck = T.table, T.deck
     trump = s.upcard_suit
     if t.order_id not in legal:  # the dealer's partner must go alone to order
         own = trick_estimate(deck, s.hand, trump)
         if t.order_alone_id in legal and (own >= FORCED_ALONE_TRICKS or _alone_ok(deck, s.hand, trump)):
-            return t.order_alone_id
-        return t.pass_id
+            return t.order_alone_id, f"the dealer's partner may only order alone; the hand should take {own:.1f} tricks"
+        return t.pass_id, (f"the dealer's partner may only order alone, and the hand should take only {own:.1f} "
+                           f"tricks (needs {FORCED_ALONE_TRICKS})")
     if s.seat == s.dealer:
         hand = _dealer_hand(deck, s.hand, s.upcard, trump)
         own = trick_estimate(deck, hand, trump)
@@ -189,36 +194,43 @@ def _call1(T: _Setting, s: InfoState, legal: list[int]) -> int:
         up = upcard_value(deck, s.upcard, trump)
         own = trick_estimate(deck, hand, trump) + (up if s.seat == partner_of(s.dealer) else -up)
     if t.order_alone_id in legal and _alone_ok(deck, hand, trump):
-        return t.order_alone_id
+        return t.order_alone_id, "a near-certain march: three or more trumps and at most half a trick of losers"
+    team = f"the hand should take {own:.1f} tricks (the up-card counted), the partner {T.partner_share:.1f}"
     if own + T.partner_share >= T.call_target:
-        return t.order_id
-    return t.pass_id
+        return t.order_id, f"{team}: at least the {T.call_target:.1f} needed to call"
+    return t.pass_id, f"{team}: under the {T.call_target:.1f} needed to call"
 
 
-def _call2(T: _Setting, s: InfoState, legal: list[int]) -> int:
+def _call2(T: _Setting, s: InfoState, legal: list[int]) -> tuple[int, str]:
     t, deck = T.table, T.deck
     gone = _gone(s)
     best = _best_suit(deck, s.hand, [x for x in range(NUM_SUITS) if t.name_base + x in legal], gone)
     if t.name_alone_base >= 0 and t.name_alone_base + best in legal and _alone_ok(deck, s.hand, best, gone):
-        return t.name_alone_base + best
+        return t.name_alone_base + best, "a near-certain march: three or more trumps and at most half a trick of losers"
     forced = t.pass_id not in legal
-    if forced or trick_estimate(deck, s.hand, best, gone) + T.partner_share >= T.call_target:
-        return t.name_base + best
-    return t.pass_id
+    own = trick_estimate(deck, s.hand, best, gone)
+    team = (f"the best suit, {SUITS[best]}, should take {own:.1f} tricks, the partner {T.partner_share:.1f}")
+    if forced:
+        return t.name_base + best, "the dealer is stuck and must name a suit: the best one"
+    if own + T.partner_share >= T.call_target:
+        return t.name_base + best, f"{team}: at least the {T.call_target:.1f} needed to call"
+    return t.pass_id, f"{team}: under the {T.call_target:.1f} needed to call"
 
 
 def _defend(T: _Setting, s: InfoState, legal: list[int]) -> int:
     t = T.table
     own = trick_estimate(T.deck, s.hand, s.trump, _gone(s))
     n_trumps = sum(1 for c in s.hand if T.cards.suits[s.trump][c] == s.trump)
+    facts = f"{n_trumps} trumps, the hand should take {own:.1f} tricks"
     if t.defend_id in legal and n_trumps >= DEFEND_ALONE_TRUMPS and own >= DEFEND_ALONE_TRICKS:
-        return t.defend_id
-    return t.pass_id
+        return t.defend_id, f"{facts}: enough to defend alone"
+    return t.pass_id, f"{facts}: defending alone needs {DEFEND_ALONE_TRUMPS} and {DEFEND_ALONE_TRICKS:.0f}"
 
 
-def _discard(T: _Setting, s: InfoState, legal: list[int]) -> int:
+def _discard(T: _Setting, s: InfoState, legal: list[int]) -> tuple[int, str]:
     if s.trump >= 0:
-        return T.table.discard_base + best_discard(T.deck, s.hand, s.trump)
+        return (T.table.discard_base + best_discard(T.deck, s.hand, s.trump),
+                "keep trumps and aces; void a short side suit, else the lowest card of the shortest side suit")
     # Joker dealer in Bid Euchre, before the auction: keep the hand with the strongest best suit.
     deck, power = T.deck, T.cards.power[0]
 
@@ -227,23 +239,25 @@ def _discard(T: _Setting, s: InfoState, legal: list[int]) -> int:
         rest.remove(c)
         return max(trick_estimate(deck, rest, x) for x in range(NUM_SUITS))
 
-    return T.table.discard_base + max(sorted(set(s.hand)), key=lambda c: (after(c), -power[c], -c))
+    return (T.table.discard_base + max(sorted(set(s.hand)), key=lambda c: (after(c), -power[c], -c)),
+            "trump is not known yet: keep the hand whose best suit is strongest")
 
 
-def _joker_suit(T: _Setting, s: InfoState, legal: list[int]) -> int:
+def _joker_suit(T: _Setting, s: InfoState, legal: list[int]) -> tuple[int, str]:
     deck = T.deck
 
     def strength(x: int) -> float:
         return trick_estimate(deck, _dealer_hand(deck, s.hand, s.upcard, x), x)
 
-    return T.table.name_base + max(range(NUM_SUITS), key=lambda x: (strength(x), -x))
+    return (T.table.name_base + max(range(NUM_SUITS), key=lambda x: (strength(x), -x)),
+            "the suit in which the hand, with the joker picked up and the best discard, is strongest")
 
 
-def _name_trump(T: _Setting, s: InfoState, legal: list[int]) -> int:
-    return T.table.name_base + _best_suit(T.deck, s.hand, range(NUM_SUITS), _gone(s))
+def _name_trump(T: _Setting, s: InfoState, legal: list[int]) -> tuple[int, str]:
+    return T.table.name_base + _best_suit(T.deck, s.hand, range(NUM_SUITS), _gone(s)), "the suit the hand is best in"
 
 
-def _auction(T: _Setting, s: InfoState, legal: list[int]) -> int:
+def _auction(T: _Setting, s: InfoState, legal: list[int]) -> tuple[int, str]:
     t, deck = T.table, T.deck
     best = _best_suit(deck, s.hand, range(NUM_SUITS))
     own = trick_estimate(deck, s.hand, best)
@@ -252,33 +266,36 @@ def _auction(T: _Setting, s: InfoState, legal: list[int]) -> int:
     partner_holds = s.contract is not None and s.bidder == partner_of(s.seat)
     bids = {t.actions[a].arg: a for a in legal if t.actions[a].kind == BID}
     if MOON in bids and enough_trumps and lost <= ALONE_LOSERS:
-        return bids[MOON]
+        return bids[MOON], f"the hand alone should take every trick ({lost:.1f} expected losers)"
     if HELP in bids and enough_trumps and lost <= HELP_LOSERS:
-        return bids[HELP]
+        return bids[HELP], f"about one loser more than a moon ({lost:.1f}), which the partner's best trump covers"
     level = math.floor(own + T.partner_share)
     plain = sorted(lv for lv in bids if lv not in (HELP, MOON))
+    worth = f"the hand should take {own:.1f} tricks in {SUITS[best]}, the partner {T.partner_share:.1f}: worth {level}"
     if t.pass_id not in legal:  # stick the dealer: the cheapest bid
-        return bids[plain[0]] if plain else min(legal)
+        return (bids[plain[0]] if plain else min(legal)), "the dealer is stuck: the cheapest bid"
     if not partner_holds and plain and plain[0] <= level:
-        return bids[plain[0]]
+        return bids[plain[0]], f"{worth}: the cheapest bid up to that"
     if t.ace_no_face_id in legal and not partner_holds and (not plain or plain[0] > level):
-        return t.ace_no_face_id
-    return t.pass_id
+        return t.ace_no_face_id, f"{worth}, under the cheapest bid: throw the deal in"
+    if partner_holds:
+        return t.pass_id, "the partner holds the contract: never outbid the partner"
+    return t.pass_id, f"{worth}, under the cheapest bid"
 
 
-def _give(T: _Setting, s: InfoState, legal: list[int]) -> int:
-    return T.table.give_base + best_discard(T.deck, s.hand, s.trump)
+def _give(T: _Setting, s: InfoState, legal: list[int]) -> tuple[int, str]:
+    return T.table.give_base + best_discard(T.deck, s.hand, s.trump), "the weakest card, as a dealer discards"
 
 
-def _give_back(T: _Setting, s: InfoState, legal: list[int]) -> int:
+def _give_back(T: _Setting, s: InfoState, legal: list[int]) -> tuple[int, str]:
     t = T.table
     power = T.cards.power[s.trump]
     cards = [t.actions[a].arg for a in legal if t.actions[a].kind == GIVE]
-    return t.give_base + max(cards, key=lambda c: (power[c], -c))
+    return t.give_base + max(cards, key=lambda c: (power[c], -c)), "the best card (the best trump when holding one)"
 
 
 # ----------------------------------------------------------------------------- card play
-def _play(T: _Setting, s: InfoState, legal: list[int]) -> int:
+def _play(T: _Setting, s: InfoState, legal: list[int]) -> tuple[int, str]:
     table = T.table
     suits = T.cards.suits[s.trump]
     cards = sorted({table.actions[a].arg for a in legal if table.actions[a].kind == PLAY})
@@ -291,8 +308,8 @@ def _play(T: _Setting, s: InfoState, legal: list[int]) -> int:
     unseen.subtract(_gone(s))
     out_cards = [c for c in range(T.cards.n_ids) if unseen[c] > 0]
     ctx = _PlayContext(T, s, out_cards)
-    card = ctx.follow(cards) if s.trick else ctx.lead(cards, hand)
-    return table.play_base + card
+    card, why = ctx.follow(cards) if s.trick else ctx.lead(cards, hand)
+    return table.play_base + card, why
 
 
 class _PlayContext:
@@ -327,7 +344,7 @@ class _PlayContext:
         return (self.suits[c] == self.trump, self.master(c), self.power[c], c)
 
     # --- leading ---------------------------------------------------------------
-    def lead(self, cards: list[int], hand: list[int]) -> int:
+    def lead(self, cards: list[int], hand: list[int]) -> tuple[int, str]:
         s, trump, suits, power = self.s, self.trump, self.suits, self.power
         trumps = sorted((c for c in cards if suits[c] == trump), key=lambda c: -power[c])
         side = [c for c in cards if suits[c] != trump]
@@ -337,11 +354,12 @@ class _PlayContext:
         if we_made and trumps and opp_have_trump:
             if s.maker == self.me:
                 if self.master(trumps[0]):
-                    return trumps[0]
+                    return trumps[0], "the maker leads the best trump left to draw the opponents' trumps"
                 if len(trumps) >= 3:
-                    return trumps[-1]
+                    return trumps[-1], "the maker with three or more trumps leads a low one to draw trumps"
             elif not s.out[self.partner]:
-                return trumps[0] if self.master(trumps[0]) else trumps[-1]
+                best = self.master(trumps[0])
+                return (trumps[0] if best else trumps[-1]), "lead trump back to the partner who made it"
         masters = [c for c in side if self.master(c)]
         if masters:
             def risk(c: int) -> tuple:
@@ -349,21 +367,22 @@ class _PlayContext:
                 held = sum(1 for h in hand if suits[h] == suits[c])
                 return (shown_void, held, -power[c], c)
 
-            return min(masters, key=risk)
+            return min(masters, key=risk), "the best card left in a side suit the opponents are least likely void in"
         if trumps and self.master(trumps[0]) and opp_have_trump and we_made:
-            return trumps[0]
+            return trumps[0], "the best trump left, to draw the opponents' trumps"
         if side:
             if s.voids and not s.out[self.partner]:
                 feed = [c for c in side if suits[c] in s.voids[self.partner]
                         and not any(suits[c] in s.voids[o] for o in self.opponents)]
                 if feed:
-                    return min(feed, key=lambda c: (power[c], c))
+                    return min(feed, key=lambda c: (power[c], c)), "low in a suit the partner is void in, to trump"
             length = Counter(suits[c] for c in hand)
-            return min(side, key=lambda c: (length[suits[c]], power[c], c))
-        return trumps[0] if self.master(trumps[0]) else trumps[-1]
+            return min(side, key=lambda c: (length[suits[c]], power[c], c)), "the lowest card of the shortest side suit"
+        best = self.master(trumps[0])
+        return (trumps[0], "only trumps: the best one left") if best else (trumps[-1], "only trumps: the lowest")
 
     # --- following -------------------------------------------------------------
-    def follow(self, cards: list[int]) -> int:
+    def follow(self, cards: list[int]) -> tuple[int, str]:
         s = self.s
         played = {x for x, _ in s.trick}
         behind = [x for x in self._order_after(self.me) if x not in played]
@@ -373,28 +392,33 @@ class _PlayContext:
         led = self.suits[s.trick[0][1]]
         if winner_seat == self.partner:
             if self.safe(winning, behind):
-                return low
+                return low, "the partner is winning and nobody behind can beat it: play low"
             # An opponent behind may still beat the partner: overtake only by following suit.
             cover = [c for c in winners if self.suits[c] == led and self.safe(c, behind)]
-            return min(cover, key=lambda c: self.power[c]) if cover else low
+            if cover:
+                return (min(cover, key=lambda c: self.power[c]),
+                        "the partner's card may be beaten: overtake with the lowest safe card of the suit led")
+            return low, "the partner is winning: play low and never trump it"
         if not winners:
-            return low
+            return low, "cannot win the trick: throw off the lowest loser"
         safe_winners = [c for c in winners if self.safe(c, behind)]
         cheapest = min(safe_winners or winners, key=lambda c: (self.power[c], c))
         if self.partner in behind:
             # Second hand low, unless the winning card is one only this hand can beat (a king
             # led under one's ace, a side-suit ace one can trump): then take it cheaply.
-            return cheapest if self.master(winning) else low
+            if self.master(winning):
+                return cheapest, "only this hand can beat the winning card: take it cheaply"
+            return low, "second hand low: the partner plays after"
         if safe_winners:
-            return cheapest  # win as cheaply as possible
-        return max(winners, key=lambda c: (self.power[c], -c))  # third hand high
+            return cheapest, "win as cheaply as possible with a card nobody behind can beat"
+        return max(winners, key=lambda c: (self.power[c], -c)), "no safe winner: third hand high"
 
     def _order_after(self, seat: int) -> list[int]:
         """Active seats after ``seat`` in play order, up to the end of the trick."""
         return [x for x in ((seat + k) % NUM_SEATS for k in range(1, NUM_SEATS)) if x in self.active]
 
 
-_DECISIONS: dict[Phase, Callable[[_Setting, InfoState, list[int]], int]] = {
+_DECISIONS: dict[Phase, Callable[[_Setting, InfoState, list[int]], tuple[int, str]]] = {
     Phase.PLAY: _play, Phase.CALL1: _call1, Phase.CALL2: _call2, Phase.DISCARD: _discard, Phase.DEFEND: _defend,
     Phase.JOKER_SUIT: _joker_suit, Phase.AUCTION: _auction, Phase.NAME_TRUMP: _name_trump, Phase.GIVE: _give,
     Phase.GIVE_BACK: _give_back,

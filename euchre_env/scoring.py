@@ -54,6 +54,42 @@ def score_hand(
     return 1, 0
 
 
+def hand_outcome(
+    rules: Rules, made: int, contract: int | str | None, maker_alone: bool, defender_alone: bool
+) -> str:
+    """What :func:`score_hand` scored, in a player's words: ``"march"``, ``"lone march"``, ``"made it"``,
+    ``"euchred"``, ``"euchred by a lone defender"``; Bid Euchre: ``"made the bid"``, ``"set"`` (with
+    help or moon: ``"made help"``, ``"moon set"``...). Its branches are score_hand's, in its order."""
+    all_tricks = rules.tricks_per_hand
+    if rules.is_bid:
+        if contract in (HELP, MOON):
+            return f"made {contract}" if made == all_tricks else f"{contract} set"
+        return "made the bid" if made >= contract else "set"
+    make, march = scoring_thresholds(rules)
+    if made < make:
+        return "euchred by a lone defender" if defender_alone else "euchred"
+    if made >= march:
+        return "lone march" if maker_alone else "march"
+    return "made it"
+
+
+def describe_hand(rules: Rules, result: dict) -> str:
+    """One line on a finished hand's points and why, from its ``hand_result`` (the env's format):
+    ``team 1 made it (3 tricks of 5): team 1 +1``."""
+    if result.get("thrown_in"):
+        return f"thrown in ({result['thrown_in']}): no points"
+    makers = result["maker_team"]
+    made = result["tricks"][makers]
+    outcome = hand_outcome(rules, made, result.get("contract"), result["maker_alone"], result["defender_alone"])
+    who = f"team {makers}" + (" (alone)" if result["maker_alone"] else "")
+    bid = f", bid {result['contract']}" if rules.is_bid else ""
+    points = ", ".join(f"team {t} {p:+d}" for t, p in enumerate(result["points"]) if p)
+    reneged = result.get("reneged") or []
+    penalty = f"; renege by seat {', '.join(map(str, reneged))}: -2 to that team" if reneged else ""
+    return (f"{who} {outcome} ({made} tricks of {rules.tricks_per_hand}{bid}): "
+            f"{points or 'no points'}{penalty}")
+
+
 def game_winner(rules: Rules, scores: list[int] | tuple[int, int]) -> int | None:
     """The team that has won the game at ``scores``, or None while the game goes on.
 

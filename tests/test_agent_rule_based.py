@@ -74,7 +74,7 @@ def test_an_illegal_choice_raises_instead_of_playing_something_else(monkeypatch)
     """A bug in a rule must surface: act() never replaces the rule's choice by another legal action."""
     state = turnup(BOWERS, "9H")
     legal = state.legal_actions()
-    monkeypatch.setitem(rule_based._DECISIONS, state.phase, lambda T, s, legal: T.table.play_base)
+    monkeypatch.setitem(rule_based._DECISIONS, state.phase, lambda T, s, legal: (T.table.play_base, "a bug"))
     with pytest.raises(RuntimeError, match=r"chose 'play 9C' in CALL1, which is not legal; legal: pass, order"):
         decide(state)
     assert state.legal_actions() == legal  # nothing was applied
