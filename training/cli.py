@@ -1,10 +1,12 @@
-"""The ``euchre`` command: duplicate matches, rating ladders and self-play training.
+"""The ``euchre`` command: duplicate matches, rating ladders, self-play training, and play against the bots.
 
     euchre eval A B --preset knock --hands 20000 --seed 1 [--games N] [--workers 2] [--out DIR]
                     [--set option=value ...]
     euchre ladder A B C ... --preset knock --hands 2000 --seed 1 --out DIR [--bootstrap 200]
     euchre merge RUN_DIR RUN_DIR ... [--out DIR]   (runs of one match over disjoint --first-deal ranges)
     euchre train --config configs/knock.yaml [--set section.key=value ...] [--run-name NAME] [--resume]
+    euchre play --preset knock --seat 0 --partner rules --opponents CKPT.pt [--seed N] [--hands N] [--set ...]
+    euchre serve --port 8000 [the options of play]    (the same games in a browser, on 127.0.0.1)
 
 An agent spec is whatever ``euchre_env.agents.registry.make_agent`` accepts: ``random``, ``rules``,
 ``pimc:50``, or a checkpoint path ending in ``.pt``. Without ``--preset`` and ``--set``, eval and
@@ -62,6 +64,8 @@ COMMANDS = {
     "ladder": "a round robin of duplicate matches with Bradley-Terry ratings",
     "merge": "one match from several eval runs over disjoint deal ranges",
     "train": "self-play PPO training from a YAML config",
+    "play": "play a game against the bots in the terminal",
+    "serve": "play against the bots in a browser (a local web page)",
 }
 
 
@@ -73,7 +77,7 @@ def _overview() -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(prog=PROG, usage=f"{PROG} [-h] COMMAND ...",
-                           description="Euchre agents: duplicate matches, rating ladders and self-play training.",
+                           description="Euchre agents: duplicate matches, rating ladders, self-play training, human play.",
                            epilog=_overview(), formatter_class=argparse.RawDescriptionHelpFormatter)
     # The commands are listed in the epilog, one line each (argparse's own list wraps them).
     sub = parser.add_subparsers(dest="command", parser_class=OneLineParser, metavar="COMMAND", help=argparse.SUPPRESS)
@@ -128,6 +132,30 @@ def build_parser() -> argparse.ArgumentParser:
                     help="evaluate the best checkpoint against final_eval.opponents at the end (default on)")
     tr.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True,
                     help="a progress bar on stderr (default on)")
+    def table_options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--preset", default="knock", help=f"rules preset: {', '.join(PRESETS)} (default knock)")
+        p.add_argument("--set", dest="options", action="extend", nargs="+", default=[], metavar="OPTION=VALUE",
+                       help=f"override a rules option; options: {', '.join(option_names())}")
+        p.add_argument("--seat", type=int, choices=range(4), default=0, help="your seat, 0..3 (default 0)")
+        p.add_argument("--partner", default="rules", metavar="SPEC", help="your partner's agent spec (default rules)")
+        p.add_argument("--opponents", default="rules", metavar="SPEC",
+                       help="the opponents' agent spec (default rules), e.g. docs/checkpoints/knock.pt")
+        p.add_argument("--seed", type=non_negative_int, default=None, help="seed of the deals (default: random)")
+        p.add_argument("--hands", type=positive_int, default=None, help="play N hands instead of a whole game")
+
+    pl = sub.add_parser("play", help=COMMANDS["play"],
+                        description="A whole game against three agents in the terminal; answer each decision with "
+                                    "its number or its text, or hint, history, help, quit.")
+    table_options(pl)
+    pl.add_argument("--hint", default="rules", metavar="SPEC",
+                    help="the agent whose advice 'hint' shows (default rules; pimc:50 gives its values)")
+
+    sv = sub.add_parser("serve", help=COMMANDS["serve"],
+                        description="A local web page to play against three agents; each browser tab plays its "
+                                    "own games. Needs the play extra (pip install 'euchre-env[play]').")
+    table_options(sv)
+    sv.add_argument("--port", type=positive_int, default=8000, help="port (default 8000)")
+    sv.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
     return parser
 
 
@@ -229,6 +257,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:  # the overview of every command, as for --help, then the error
         sys.stderr.write(parser.format_help() + "\n")
         _fail(f"missing command: {', '.join(COMMANDS)} (see {PROG} COMMAND --help)")
+    if args.command in ("play", "serve"):
+        return _run_table(args)
     if _MISSING_EXTRA is not None:
         extra = "train" if args.command == "train" else "eval"  # the train extra holds the eval extra's libraries
         _fail(f"the {args.command} command needs the {extra} extra (no module named {_MISSING_EXTRA!r}): "
@@ -240,6 +270,39 @@ def main(argv: list[str] | None = None) -> int:
         # The one line of a Ctrl-C: pool workers ignore SIGINT (evaluation/pool.py) and are terminated.
         sys.stderr.write(f"{PROG}: interrupted\n")
         return 130
+
+
+def _run_table(args: argparse.Namespace) -> int:
+    """play and serve: a person against three agents (agents/human.py, agents/web.py)."""
+    try:
+        rules = make_rules(args.preset, args.options)
+    except ValueError as exc:
+        _fail(str(exc))
+    if args.command == "play":
+        from euchre_env.agents.human import play_in_terminal
+
+        try:
+            play_in_terminal(rules, args.seat, args.partner, args.opponents, seed=args.seed, hands=args.hands,
+                             hint=args.hint)
+        except ValueError as exc:  # a bad agent spec, before anything is dealt
+            _fail(str(exc))
+        return 0
+    try:
+        from euchre_env.agents.web import create_app
+    except ModuleNotFoundError as exc:
+        _fail(f"the serve command needs the play extra (no module named {exc.name!r}): pip install 'euchre-env[play]'")
+    try:
+        app = create_app(rules, args.seat, args.partner, args.opponents,
+                         seed=args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little"),
+                         hands=args.hands)
+    except ValueError as exc:
+        _fail(str(exc))
+    print(f"euchre: open http://{args.host}:{args.port}/ in a browser (Ctrl-C stops the server)")
+    try:
+        app.run(host=args.host, port=args.port, threaded=True)
+    except OSError as exc:  # the port is taken, or the address is not this machine's
+        _fail(f"cannot serve on {args.host}:{args.port}: {exc.strerror or exc}")
+    return 0
 
 
 def _run_match(args: argparse.Namespace) -> int:
