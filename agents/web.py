@@ -83,18 +83,30 @@ def create_app(rules: Rules, seat: int = 0, partner: str = "rules", opponents: s
     def error(message: str, status: int) -> tuple[Response, int]:
         return jsonify(error=message), status
 
-    def find(game_id: str) -> _Game | None:
-        return games.get(game_id)
-
-    def decision_of(body: Any, game: _Game) -> str | None:
-        """Why the request's ``decision`` is wrong, or None."""
+    def problem_with_decision(body: Any, game: _Game) -> tuple[Response, int] | None:
+        """The error answer when the request's ``decision`` is missing (400) or not the game's (409: stale)."""
         n = body.get("decision") if isinstance(body, dict) else None
         if isinstance(n, bool) or not isinstance(n, int):
-            return "the request needs \"decision\": the state's decision count, an integer"
+            return error("the request needs \"decision\": the state's decision count, an integer", 400)
         if n != game.table.decisions:
-            return (f"stale request: it was made at decision {n}, the game is at decision "
-                    f"{game.table.decisions}; reload the state")
+            return error(f"stale request: it was made at decision {n}, the game is at decision "
+                         f"{game.table.decisions}; reload the state", 409)
         return None
+
+    def answer(game_id: str, game: _Game, moves: list[Move]) -> Response:
+        game.count_result()
+        return jsonify(moves=[_move(m) for m in moves], state=_state(game_id, game))
+
+    def with_game(handler: Any) -> Any:
+        """A route on one game: 404 for an unknown id; one request at a time."""
+        def route(game_id: str) -> Any:
+            with lock:
+                game = games.get(game_id)
+                if game is None:
+                    return error(f"no game {game_id!r}: start one with POST /api/games", 404)
+                return handler(game_id, game)
+        route.__name__ = handler.__name__
+        return route
 
     @app.get("/")
     def page() -> Response:
@@ -106,72 +118,52 @@ def create_app(rules: Rules, seat: int = 0, partner: str = "rules", opponents: s
         with lock:
             game_id = f"g{len(games) + 1}"
             game = games[game_id] = _Game(make_table)
-            moves = game.table.advance()
-            game.count_result()  # a hand the person sits out can end a one-hand game at once
-            return jsonify(moves=[_move(m) for m in moves], state=_state(game_id, game))
+            # (a hand the person sits out can end a one-hand game at once: answer() counts it)
+            return answer(game_id, game, game.table.advance())
 
     @app.get("/api/games/<game_id>")
-    def get_game(game_id: str) -> Any:
-        game = find(game_id)
-        if game is None:
-            return error(f"no game {game_id!r}: start one with POST /api/games", 404)
+    @with_game
+    def get_game(game_id: str, game: _Game) -> Any:
         return jsonify(_state(game_id, game))
 
     @app.post("/api/games/<game_id>/act")
-    def act(game_id: str) -> Any:
-        with lock:
-            game = find(game_id)
-            if game is None:
-                return error(f"no game {game_id!r}: start one with POST /api/games", 404)
-            body = request.get_json(silent=True)
-            if not isinstance(body, dict):
-                return error("the request body must be a JSON object {\"action\": id, \"decision\": n}", 400)
-            stale = decision_of(body, game)
-            if stale is not None:
-                return error(stale, 409)
-            action = body.get("action")
-            if isinstance(action, bool) or not isinstance(action, int):
-                return error(f"\"action\" must be an integer action id, got {action!r}", 400)
-            try:
-                moves = [game.table.play(action)]
-            except ValueError as exc:  # IllegalActionError: not the person's turn, or not a legal action
-                return error(str(exc), 409 if "not your turn" in str(exc) else 400)
-            moves += game.table.advance()
-            game.count_result()
-            return jsonify(moves=[_move(m) for m in moves], state=_state(game_id, game))
+    @with_game
+    def act(game_id: str, game: _Game) -> Any:
+        body = request.get_json(silent=True)
+        if not isinstance(body, dict):
+            return error("the request body must be a JSON object {\"action\": id, \"decision\": n}", 400)
+        problem = problem_with_decision(body, game)
+        if problem is not None:
+            return problem
+        action = body.get("action")
+        if isinstance(action, bool) or not isinstance(action, int):
+            return error(f"\"action\" must be an integer action id, got {action!r}", 400)
+        try:
+            moves = [game.table.play(action)]
+        except ValueError as exc:  # IllegalActionError: not the person's turn, or not a legal action
+            return error(str(exc), 409 if "not your turn" in str(exc) else 400)
+        return answer(game_id, game, moves + game.table.advance())
 
     @app.post("/api/games/<game_id>/next")
-    def next_hand(game_id: str) -> Any:
-        with lock:
-            game = find(game_id)
-            if game is None:
-                return error(f"no game {game_id!r}: start one with POST /api/games", 404)
-            body = request.get_json(silent=True)
-            stale = decision_of(body, game)
-            if stale is not None:
-                return error(stale, 409 if isinstance(body, dict) and "decision" in body else 400)
-            table = game.table
-            if not table.hand_over:
-                return error("the hand is still being played: next is for after a hand's end", 409)
-            if table.finished:
-                game.new_table()
-            else:
-                table.next_hand()
-            moves = game.table.advance()
-            game.count_result()
-            return jsonify(moves=[_move(m) for m in moves], state=_state(game_id, game))
+    @with_game
+    def next_hand(game_id: str, game: _Game) -> Any:
+        problem = problem_with_decision(request.get_json(silent=True), game)
+        if problem is not None:
+            return problem
+        if not game.table.hand_over:
+            return error("the hand is still being played: next is for after a hand's end", 409)
+        if game.table.finished:
+            game.new_table()
+        else:
+            game.table.next_hand()
+        return answer(game_id, game, game.table.advance())
 
     @app.post("/api/games/<game_id>/new")
-    def restart(game_id: str) -> Any:
+    @with_game
+    def restart(game_id: str, game: _Game) -> Any:
         """A new game for this tab (the one in progress is dropped, uncounted); the score over games stays."""
-        with lock:
-            game = find(game_id)
-            if game is None:
-                return error(f"no game {game_id!r}: start one with POST /api/games", 404)
-            game.new_table()
-            moves = game.table.advance()
-            game.count_result()
-            return jsonify(moves=[_move(m) for m in moves], state=_state(game_id, game))
+        game.new_table()
+        return answer(game_id, game, game.table.advance())
 
     return app
 

@@ -66,7 +66,7 @@ def test_bad_requests_get_one_line_and_change_nothing() -> None:
          "stale request"),
         (client.post(f"/api/games/{gid}/act", json={"action": 58, "decision": n}), 400, "illegal action 'play"),
         (client.post(f"/api/games/{gid}/act", json={"action": "order", "decision": n}), 400, "must be an integer"),
-        (client.post(f"/api/games/{gid}/act", json={"action": 0}), 409, "needs \"decision\""),
+        (client.post(f"/api/games/{gid}/act", json={"action": 0}), 400, "needs \"decision\""),
         (client.post(f"/api/games/{gid}/act", data="{not json"), 400, "must be a JSON object"),
         (client.post("/api/games/g99/act", json={"action": 0, "decision": 0}), 404, "no game 'g99'"),
         (client.post(f"/api/games/{gid}/next", json={"decision": n}), 409, "still being played"),
