@@ -115,7 +115,8 @@ def test_no_command_prints_the_overview_then_one_error_line(capsys):
     captured = capsys.readouterr()
     lines = captured.err.splitlines()
     assert captured.out == "" and all(line in lines for line in COMMAND_LINES)
-    assert lines[-1] == "euchre: error: missing command: eval, ladder, merge, train, play, serve (see euchre COMMAND --help)"
+    assert lines[-1] == ("euchre: error: missing command: eval, ladder, merge, train, play, serve "
+                         "(see euchre COMMAND --help)")
 
 
 # ------------------------------------------------------------------------------ Ctrl-C

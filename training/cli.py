@@ -77,7 +77,8 @@ def _overview() -> str:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(prog=PROG, usage=f"{PROG} [-h] COMMAND ...",
-                           description="Euchre agents: duplicate matches, rating ladders, self-play training, human play.",
+                           description="Euchre agents: duplicate matches, rating ladders, self-play training, "
+                                       "human play.",
                            epilog=_overview(), formatter_class=argparse.RawDescriptionHelpFormatter)
     # The commands are listed in the epilog, one line each (argparse's own list wraps them).
     sub = parser.add_subparsers(dest="command", parser_class=OneLineParser, metavar="COMMAND", help=argparse.SUPPRESS)
