@@ -44,6 +44,9 @@ class HumanAgent:
     ``hint`` shows (default ``rules``); ``labels`` names the seats in the table (``{1: "rules, opponent"}``)."""
 
     name = "human"
+    # The table is drawn from the information state, and the hint agents read it too (a checkpoint encodes
+    # its own observation from it), so no observation vector is needed.
+    needs_observation = False
 
     def __init__(self, input: TextIO | None = None, output: TextIO | None = None, hint: str = "rules",
                  labels: dict[int, str] | None = None, seed: int | None = None) -> None:
@@ -52,9 +55,6 @@ class HumanAgent:
         self.hint_agent = make_agent(hint, seed=seed)
         self.hint_spec = hint
         self.labels = labels or {s: f"seat {s}" for s in range(NUM_SEATS)}
-        # The hint agent may read the observation vector (a checkpoint built for it does not: it encodes
-        # from the information state); ask the caller for one only when it does.
-        self.needs_observation = bool(getattr(self.hint_agent, "needs_observation", False))
 
     def reset(self, seed: int | None = None) -> None:
         self.hint_agent.reset(seed)
