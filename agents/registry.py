@@ -83,3 +83,20 @@ def make_agent(spec: str, seed: int | None = None, **kwargs: Any) -> Any:
     module, cls, _ = _AGENTS[name]
     agent_cls = getattr(importlib.import_module(module), cls)
     return agent_cls(seed=seed, **{"name": text, **kwargs, **params})
+
+
+def build_for_rules(spec: str, rules: Any = None, seed: int | None = None) -> Any:
+    """:func:`make_agent`, checked against ``rules`` (a checkpoint trained for others fails here), with any
+    failure as one ``ValueError`` line naming the spec once: for callers that must refuse a spec before
+    they start (the command line, a person's table)."""
+    try:
+        agent = make_agent(spec, seed)
+        if rules is not None and hasattr(agent, "check_rules"):
+            agent.check_rules(rules)
+        return agent
+    except ModuleNotFoundError as exc:
+        extra = " (pip install 'euchre-env[train]')" if exc.name == "torch" else ""
+        raise ValueError(f"agent spec {spec!r} is not available: {exc}{extra}") from None
+    except Exception as exc:  # whatever the agent's constructor raises, reported in one line
+        message = " ".join(str(exc).split())
+        raise ValueError(message if spec in message else f"agent spec {spec!r}: {message}") from None

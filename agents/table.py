@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from euchre_env.actions import IllegalActionError
-from euchre_env.agents.registry import make_agent
+from euchre_env.agents.registry import build_for_rules
 from euchre_env.cards import SUITS
 from euchre_env.decision import agent_name, ask_agent, illegal_choice
 from euchre_env.engine import GameState
@@ -151,15 +151,7 @@ class Table:
 
 def _build(spec: str, rules: Rules, seed: int) -> Any:
     """The agent of ``spec``, checked against the rules now (a checkpoint for other rules fails here)."""
-    try:
-        agent = make_agent(spec, seed=seed)
-        if hasattr(agent, "check_rules"):
-            agent.check_rules(rules)
-    except ModuleNotFoundError as exc:
-        raise ValueError(f"agent spec {spec!r} needs {exc.name!r}: pip install 'euchre-env[train]'") from None
-    except Exception as exc:  # a constructor's or a checkpoint's own message, in one line
-        message = " ".join(str(exc).split())
-        raise ValueError(message if spec in message else f"agent spec {spec!r}: {message}") from None
+    agent = build_for_rules(spec, rules, seed)
     agent.reset(seed)
     return agent
 

@@ -27,7 +27,7 @@ import sys
 from dataclasses import fields
 from typing import Any, NoReturn
 
-from euchre_env.agents.registry import CHECKPOINT_SUFFIX
+from euchre_env.agents.registry import CHECKPOINT_SUFFIX, build_for_rules
 from euchre_env.rules import PRESETS, Rules, option_names
 from euchre_env.training.arguments import OneLineParser, non_negative_int, positive_int
 from euchre_env.training.curves import plot_curves
@@ -47,7 +47,6 @@ try:
         write_ladder,
         write_match,
     )
-    from euchre_env.evaluation.match import build_agent
 
     _MISSING_EXTRA: str | None = None
 except ModuleNotFoundError as exc:
@@ -203,17 +202,7 @@ def make_rules(preset: str, items: list[str]) -> Rules:
 def check_agent(spec: str, rules: Rules | None = None) -> Any:
     """Build the agent once here, so that a bad spec (or a checkpoint for other rules) fails before any
     worker starts, with the agent's own message (naming the spec once); returns the agent."""
-    try:
-        agent = build_agent(spec, 0)
-        if rules is not None and hasattr(agent, "check_rules"):
-            agent.check_rules(rules)
-        return agent
-    except ModuleNotFoundError as exc:
-        extra = " (pip install 'euchre-env[train]')" if exc.name == "torch" else ""
-        raise ValueError(f"agent spec {spec!r} is not available: {exc}{extra}") from None
-    except Exception as exc:  # whatever the agent's constructor raises, reported in one line
-        message = str(exc)
-        raise ValueError(message if spec in message else f"agent spec {spec!r}: {message}") from None
+    return build_for_rules(spec, rules, 0)
 
 
 def match_rules(preset: str | None, options: list[str], specs: list[str]) -> tuple[Rules, str]:
