@@ -10,7 +10,7 @@ RUN ?= knock
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -c constraints.txt -e ".[dev,eval,train,sb3,rllib,tianshou,play]"
+	$(PY) -m pip install --quiet -c constraints.txt -e ".[dev,eval,train,sb3,rllib,tianshou,play,ray]"
 	touch $(STAMP)
 
 # `make test` builds .venv with every extra the tests need: dev, eval, train and the RL-library integrations

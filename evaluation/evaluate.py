@@ -13,13 +13,15 @@ import sys
 import time
 
 from euchre_env.evaluation.match import AgentSpec, Match, spec_name
-from euchre_env.evaluation.pool import play_match
+from euchre_env.evaluation.pool import chunk_bounds, play_match
 from euchre_env.evaluation.progress import Progress
 from euchre_env.evaluation.results import MatchResult, summarize
 from euchre_env.rules import Rules
 
 # Match and play_match stay importable from here (older scripts and tests import them from this module).
 __all__ = ["Match", "MatchResult", "evaluate", "play_match"]
+
+BACKENDS = ("local", "ray")
 
 
 def evaluate(
@@ -34,6 +36,8 @@ def evaluate(
     progress: bool | None = False,
     first: int = 0,
     leave: bool = True,
+    backend: str = "local",
+    address: str | None = None,
 ) -> MatchResult:
     """A duplicate match of ``n`` pairs (deals, or games with ``episode="game"``) of A against B.
 
@@ -41,7 +45,13 @@ def evaluate(
     does so only when stderr is a terminal, False never. ``first``: play the pairs
     ``first .. first+n-1`` (a long match split into runs; see ``merge_results``). ``leave=False``
     erases the bar at the end (the trainer's periodic evaluations, which log a line of their own).
+    ``backend="ray"`` plays the chunks as Ray tasks (:mod:`.ray_backend`; ``address``: None starts a local
+    instance with ``workers`` CPUs, ``"auto"`` or ``HOST:PORT`` joins a cluster); the records are the same.
     """
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    if address is not None and backend != "ray":
+        raise ValueError("an address is for backend='ray' (a Ray cluster)")
     if isinstance(rules, str):
         rules = Rules.preset(rules)
     match = Match(agent_a, agent_b, rules, episode, seed)
@@ -52,5 +62,12 @@ def evaluate(
         unit = "deals" if episode == "hand" else "game pairs"
         bar = Progress(n, f"{spec_name(agent_a)} vs {spec_name(agent_b)}", unit, leave=leave)
     start = time.perf_counter()
-    records = play_match(match, n, workers, chunk, bar, first)
-    return summarize(match, records, time.perf_counter() - start, workers)
+    if backend == "local":
+        records = play_match(match, n, workers, chunk, bar, first)
+        return summarize(match, records, time.perf_counter() - start, workers)
+    from euchre_env.evaluation.ray_backend import connect, play_match_ray  # Ray: only for this backend
+
+    cpus = connect(address, workers)
+    bounds = chunk_bounds(n, cpus, episode, chunk, first)
+    records, retries = play_match_ray(match, bounds, bar)
+    return summarize(match, records, time.perf_counter() - start, cpus, "ray", retries)

@@ -90,6 +90,8 @@ def run_ladder(
     workers: int = 2,
     bootstrap: int = 200,
     progress: bool | None = False,
+    backend: str = "local",
+    address: str | None = None,
 ) -> LadderResult:
     """Round robin of duplicate matches (``n`` pairs each) and Bradley-Terry ratings."""
     if len(specs) < 2:
@@ -102,7 +104,8 @@ def run_ladder(
     matches: list[MatchResult] = []
     pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
     for i, j in pairs:
-        m = evaluate(specs[i], specs[j], rules, n, seed, episode, workers, progress=progress)
+        m = evaluate(specs[i], specs[j], rules, n, seed, episode, workers, progress=progress, backend=backend,
+                     address=address)
         m.agent_a, m.agent_b = labels[i], labels[j]
         matches.append(m)
     outcomes = [m.outcomes() for m in matches]

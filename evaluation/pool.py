@@ -45,6 +45,19 @@ def default_chunk(n: int, workers: int, episode: str) -> int:
     return max(1, min(cap, n // max(1, workers * 16)))
 
 
+def chunk_bounds(n: int, workers: int, episode: str, chunk: int | None = None, first: int = 0
+                 ) -> list[tuple[int, int]]:
+    """The pairs ``first .. first+n-1`` cut into ``(start, stop)`` chunks (checked arguments)."""
+    if not isinstance(n, int) or n < 1:
+        raise ValueError(f"the number of deals must be a positive int, got {n!r}")
+    if not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be a positive int, got {workers!r}")
+    if not isinstance(first, int) or first < 0:
+        raise ValueError(f"the first deal index must be a non-negative int, got {first!r}")
+    chunk = chunk or default_chunk(n, workers, episode)
+    return [(s, min(s + chunk, first + n)) for s in range(first, first + n, chunk)]
+
+
 def play_match(
     match: Match,
     n: int,
@@ -59,14 +72,7 @@ def play_match(
     match can be played in ranges (in separate runs) and merged
     (:func:`~euchre_env.evaluation.results.merge_results`).
     """
-    if not isinstance(n, int) or n < 1:
-        raise ValueError(f"the number of deals must be a positive int, got {n!r}")
-    if not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers must be a positive int, got {workers!r}")
-    if not isinstance(first, int) or first < 0:
-        raise ValueError(f"the first deal index must be a non-negative int, got {first!r}")
-    chunk = chunk or default_chunk(n, workers, match.episode)
-    bounds = [(s, min(s + chunk, first + n)) for s in range(first, first + n, chunk)]
+    bounds = chunk_bounds(n, workers, match.episode, chunk, first)
     records: list[DealRecord] = []
     tally = RunningMargin()
 

@@ -42,8 +42,10 @@ class MatchResult:
     win_low: float
     win_high: float
     seconds: float
-    workers: int
+    workers: int  # worker processes (local) or the Ray cluster's CPUs
     records: list[DealRecord] = field(default_factory=list, repr=False)
+    backend: str = "local"  # "local" (this machine's processes) or "ray"
+    retries: int = 0  # chunks played again after their worker died (Ray)
 
     def summary(self) -> dict[str, Any]:
         """Everything but the per-deal records (plain JSON-friendly values)."""
@@ -64,7 +66,8 @@ class MatchResult:
         return (np.sign(d) + 1) / 2
 
 
-def summarize(match: Match, records: Sequence[DealRecord], seconds: float, workers: int) -> MatchResult:
+def summarize(match: Match, records: Sequence[DealRecord], seconds: float, workers: int, backend: str = "local",
+              retries: int = 0) -> MatchResult:
     """The statistics of a match's records."""
     diffs = [r.diff0 + r.diff1 for r in records]
     hands = [r.hands0 + r.hands1 for r in records]
@@ -81,7 +84,7 @@ def summarize(match: Match, records: Sequence[DealRecord], seconds: float, worke
         margin=margin, margin_low=lo, margin_high=hi, points_a=pa, points_b=pb,
         points_share=pa / (pa + pb) if pa + pb else math.nan, games_won_a=won,
         win_rate=won / games if games else math.nan, win_low=win_lo, win_high=win_hi,
-        seconds=seconds, workers=workers, records=list(records),
+        seconds=seconds, workers=workers, records=list(records), backend=backend, retries=retries,
     )
 
 
@@ -101,4 +104,6 @@ def merge_results(results: Sequence[dict[str, Any]]) -> MatchResult:
             raise ValueError(f"deal {a.index} was played in more than one run")
     match = Match(head["agent_a"], head["agent_b"], Rules.from_dict(head["rules"]), head["episode"], head["seed"])
     seconds = sum(res["seconds"] for res in results)
-    return summarize(match, records, seconds, max(res["workers"] for res in results))
+    backends = sorted({res.get("backend", "local") for res in results})
+    return summarize(match, records, seconds, max(res["workers"] for res in results), "+".join(backends),
+                     sum(res.get("retries", 0) for res in results))

@@ -3,6 +3,7 @@
     euchre eval A B --preset knock --hands 20000 --seed 1 [--games N] [--workers 2] [--out DIR]
                     [--set option=value ...]
     euchre ladder A B C ... --preset knock --hands 2000 --seed 1 --out DIR [--bootstrap 200]
+    euchre eval A B ... --backend ray [--address auto|HOST:PORT]    (the deals as Ray tasks; the same results)
     euchre merge RUN_DIR RUN_DIR ... [--out DIR]   (runs of one match over disjoint --first-deal ranges)
     euchre train --config configs/knock.yaml [--set section.key=value ...] [--run-name NAME] [--resume]
     euchre play --preset knock --seat 0 --partner rules --opponents CKPT.pt [--seed N] [--hands N] [--set ...]
@@ -92,7 +93,12 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--games", type=positive_int, default=None,
                        help="play N duplicate pairs of whole games instead of single hands (--hands is then unused)")
         p.add_argument("--seed", type=non_negative_int, default=0, help="master seed (default 0)")
-        p.add_argument("--workers", type=positive_int, default=2, help="worker processes (default 2)")
+        p.add_argument("--workers", type=positive_int, default=2,
+                       help="worker processes (default 2; with --backend ray and no --address, the local Ray CPUs)")
+        p.add_argument("--backend", choices=("local", "ray"), default="local",
+                       help="local: this machine's processes (default); ray: Ray tasks (pip install 'euchre-env[ray]')")
+        p.add_argument("--address", default=None, metavar="auto|HOST:PORT",
+                       help="with --backend ray: join this Ray cluster (default: start a local Ray instance)")
         p.add_argument("--out", default=None, metavar="DIR", help="write JSON and CSV results (and the ladder PNG)")
         p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
                        help="progress bar on stderr (default: when stderr is a terminal)")
@@ -307,6 +313,10 @@ def _run_match(args: argparse.Namespace) -> int:
     except ValueError as exc:
         _fail(str(exc))
     episode, n = ("game", args.games) if args.games else ("hand", args.hands)
+    if args.address is not None and args.backend != "ray":
+        _fail("--address is for --backend ray (a Ray cluster)")
+    if args.backend == "ray":
+        _connect_ray(args.address, args.workers)
     try:
         if args.command == "eval":
             _run_eval(args, rules, rules_text, episode, n)
@@ -317,10 +327,26 @@ def _run_match(args: argparse.Namespace) -> int:
     return 0
 
 
+def _connect_ray(address: str | None, workers: int) -> None:
+    """Start or join Ray before anything is played, so that a missing extra or an unreachable address is one
+    line (exit 2)."""
+    try:
+        from euchre_env.evaluation.ray_backend import connect
+
+        connect(address, workers)
+    except ModuleNotFoundError as exc:
+        _fail(f"--backend ray needs Ray (no module named {exc.name!r}): pip install 'euchre-env[ray]'")
+    except ConnectionError as exc:
+        _fail(str(exc))
+
+
 def _run_eval(args: argparse.Namespace, rules: Rules, rules_text: str, episode: str, n: int) -> None:
     result = evaluate(args.agent_a, args.agent_b, rules, n, args.seed, episode, args.workers,
-                      progress=args.progress, first=args.first_deal)
+                      progress=args.progress, first=args.first_deal, backend=args.backend, address=args.address)
     print(_describe(rules_text, args.seed, n, episode))
+    if result.backend == "ray":
+        print(f"Played as Ray tasks on {result.workers} CPUs; chunks played again after a worker died: "
+              f"{result.retries}.")
     print()
     print(match_table([result]))
     if args.out:
@@ -366,6 +392,13 @@ def _run_train(args: argparse.Namespace) -> int:
         trainer = Trainer(config, run_dir, resume=args.resume)
     except (ValueError, OSError) as exc:  # a bad config, or a damaged checkpoint (CheckpointError is a ValueError)
         _fail(str(exc))
+    if config.run.backend == "ray":  # join or start Ray now: a bad address is one line before any training
+        try:
+            trainer.start_workers()
+        except ModuleNotFoundError as exc:
+            _fail(f"run.backend ray needs Ray (no module named {exc.name!r}): pip install 'euchre-env[ray]'")
+        except (ConnectionError, RuntimeError) as exc:
+            _fail(str(exc))
     try:
         result = trainer.train(progress=args.progress)
     except TrainingInterrupted as stop:
@@ -459,7 +492,8 @@ def _interrupted_line(args: argparse.Namespace, run_dir: str, stop: Any) -> str:
 
 def _run_ladder(args: argparse.Namespace, specs: list[str], rules: Rules, rules_text: str, episode: str,
                 n: int) -> None:
-    result = run_ladder(specs, rules, n, args.seed, episode, args.workers, args.bootstrap, progress=args.progress)
+    result = run_ladder(specs, rules, n, args.seed, episode, args.workers, args.bootstrap, progress=args.progress,
+                        backend=args.backend, address=args.address)
     print(_describe(rules_text, args.seed, n, episode))
     print(f"Ratings: Bradley-Terry on duplicate boards, Elo scale, {result.anchor}; "
           f"intervals from {result.bootstrap} bootstrap resamples of the deals.")

@@ -31,6 +31,14 @@ class RunConfig:
     # The engine self-play collects on: "vector" (euchre_env.vector, every game stepped at once) or "reference"
     # (one GameState per game; the runs before the vector engine, which resume with it).
     engine: str = "vector"
+    # Where self-play collects: "local" (this process) or "ray" (Ray actors, the section ray below).
+    backend: str = "local"
+
+
+@dataclass
+class RayConfig:
+    rollout_workers: int = 2  # Ray actors collecting self-play when run.backend is "ray" (one CPU each)
+    address: str = ""  # "": start a local Ray instance; "auto" or HOST:PORT: join that cluster
 
 
 @dataclass
@@ -51,7 +59,8 @@ class ModelConfig:
 
 # The values of model keys added after runs were saved: a run's config that lacks one was trained with this.
 PREDATING = {
-    "run": {"engine": "reference"},
+    "run": {"engine": "reference", "backend": "local"},
+    "ray": {"rollout_workers": 2, "address": ""},
     "model": {"observation": "absolute", "critic": "seat"},
     "ppo": {"critic_lr": 0.0, "solver_coef": 0.0, "solver_fraction": 0.25},
     "league": {"keep": "recent"},
@@ -59,6 +68,7 @@ PREDATING = {
 }
 CRITICS = ("oracle", "seat")
 ENGINES = ("vector", "reference")  # training/selfplay.py: the collector's engine
+BACKENDS = ("local", "ray")  # where self-play collects (training/ray_collect.py)
 LEAGUE_KEEP = ("spread", "recent")
 
 
@@ -144,6 +154,7 @@ class TrainConfig:
     league: LeagueConfig = field(default_factory=LeagueConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
     final_eval: FinalEvalConfig = field(default_factory=FinalEvalConfig)
+    ray: RayConfig = field(default_factory=RayConfig)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -174,6 +185,8 @@ class TrainConfig:
         _choice("model.observation", self.model.observation, OBSERVATIONS)
         _choice("model.critic", self.model.critic, CRITICS)
         _choice("run.engine", self.run.engine, ENGINES)
+        _choice("run.backend", self.run.backend, BACKENDS)
+        _positive("ray.rollout_workers", self.ray.rollout_workers)
         if not 0 <= p.gamma <= 1 or not 0 <= p.gae_lambda <= 1:
             raise ValueError("config ppo.gamma and ppo.gae_lambda must lie in [0, 1]")
         if not lg.mix or any(not isinstance(w, (int, float)) or w < 0 for w in lg.mix.values()):
@@ -298,7 +311,7 @@ def load_config(path: str | None = None, overrides: list[str] = (), saved_run: b
 
 # What --resume may change: how long to train, and how to select and evaluate at the end.
 RESUMABLE_CHANGES = ("run.total_decisions", "run.max_minutes", "final_eval", "eval.workers", "eval.select_hands",
-                     "eval.select_seed")
+                     "eval.select_seed", "ray.address")
 
 
 def config_changes(saved: dict[str, Any], now: dict[str, Any], prefix: str = "") -> list[str]:

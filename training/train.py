@@ -46,7 +46,6 @@ import yaml
 from torch.utils.tensorboard import SummaryWriter
 from tqdm.auto import tqdm
 
-from euchre_env.actions import action_table
 from euchre_env.agents.checkpoint import (
     CheckpointError,
     build_model,
@@ -56,18 +55,16 @@ from euchre_env.agents.checkpoint import (
     save_checkpoint,
 )
 from euchre_env.agents.neural import NeuralAgent
-from euchre_env.agents.policy import ActorCritic, PolicyNet
+from euchre_env.agents.policy import PolicyNet
 from euchre_env.agents.registry import make_agent
 from euchre_env.evaluation import MatchResult, evaluate
 from euchre_env.evaluation.progress import progress_bar
-from euchre_env.structured import make_observer
+from euchre_env.training.build import make_model, make_oracle, make_selfplay, scripted_agents
 from euchre_env.training.config import RESUMABLE_CHANGES, TrainConfig, config_changes, with_predating_defaults
 from euchre_env.training.imitation import clone
 from euchre_env.training.interrupt import InterruptGuard, TrainingInterrupted
-from euchre_env.training.oracle import Oracle
 from euchre_env.training.ppo import ppo_update
 from euchre_env.training.selfplay import PAST, SELF, SelfPlay
-from euchre_env.training.solver_targets import SolverTargets
 
 
 @dataclass
@@ -92,15 +89,9 @@ class Trainer:
         self.log = log or (lambda text: tqdm.write(text, file=sys.stderr))
         self.rules = config.make_rules()
         torch.set_num_threads(config.run.torch_threads)
-        model = config.model
-        obs_size = make_observer(self.rules, model.observation).size
-        scripted = {s: make_agent(s) for s in config.league.mix if s not in (SELF, PAST)}
-        # who may hold the other team: the oracle critic's one-hot (a fixed layout for the run's league)
-        self.oracle = Oracle(self.rules, [SELF, PAST, *scripted]) if model.critic == "oracle" else None
-        torch.manual_seed(config.run.seed)  # the initial weights (a resumed run loads its own over them)
-        self.model = ActorCritic(obs_size, len(action_table(self.rules)), model.hidden,
-                                 critic_extra=self.oracle.size if self.oracle is not None else 0,
-                                 solver_head=config.ppo.solver_coef > 0)
+        scripted = scripted_agents(config)
+        self.oracle = make_oracle(config, self.rules, scripted)
+        self.model = make_model(config, self.rules, self.oracle)  # a resumed run loads its own weights over these
         self.optimizer = torch.optim.Adam(self._param_groups(), lr=config.ppo.lr, eps=1e-5)
         self.update = 0
         self.decisions = 0  # learner decisions trained on
@@ -113,6 +104,7 @@ class Trainer:
         self._progress = False  # bars for the periodic evaluations too (set by train)
         self.selection: dict[str, Any] | None = None  # the final selection's summary, once made
         self.selfplay = self._selfplay(config.league.mix, scripted)
+        self.ray_collector = None  # the Ray actors of run.backend "ray", started with the training
         if resume:
             self._resume()
         else:
@@ -193,11 +185,7 @@ class Trainer:
 
     def _selfplay(self, mix: dict[str, float], scripted: dict[str, Any]) -> SelfPlay:
         """A collector of this run's model, observation and oracle against ``mix``."""
-        ppo = self.config.ppo
-        solver = SolverTargets(self.rules) if ppo.solver_coef > 0 else None
-        return SelfPlay(self.rules, self.model, ppo.num_games, mix, scripted, ppo.reward_scale,
-                        observation=self.config.model.observation, oracle=self.oracle, solver=solver,
-                        solver_fraction=ppo.solver_fraction, engine=self.config.run.engine)
+        return make_selfplay(self.config, self.rules, self.model, self.oracle, mix, scripted)
 
     # ------------------------------------------------------------------ checkpoints
     def play_payload(self) -> dict[str, Any]:
@@ -390,13 +378,13 @@ class Trainer:
                             done = max(self.decisions / run.total_decisions, self.seconds_so_far() / limit)
                             self._set_learning_rates(max(0.05, 1 - done))
                         t0 = time.perf_counter()
-                        rollout = self.selfplay.collect(ppo.rollout_decisions, run.seed, self.update)
+                        rollout = self.collect()
                         with guard.finishing(self.update + 1):
                             self._learn(rollout, t0)
                             bar.advance(self, rollout)  # before a pending Ctrl-C stops: the bar shows the saved update
                         if self.update == stop_at_update:
                             self.save()
-                            self.writer.close()
+                            self.close()
                             return self._result()
                 with guard.finishing(self.update):
                     if not math.isfinite(self.best_margin):  # never evaluated: the final weights are the best we know
@@ -409,10 +397,44 @@ class Trainer:
                 # Abandoned mid-update on a second Ctrl-C: what is in memory is no update's state, keep the file.
                 if self.update > 0 and not guard.quit_at_once:
                     self.save()
-                self.writer.close()
+                self.close()
                 raise TrainingInterrupted(self.update, self._saved_update, self.latest_path) from None
-        self.writer.close()
+        self.close()
         return self._result(trained)
+
+    def close(self) -> None:
+        """Flush the TensorBoard log and stop the Ray rollout workers, if any (train() does it at its end)."""
+        self.writer.close()
+        if self.ray_collector is not None:
+            self.ray_collector.close()
+            self.ray_collector = None
+
+    def start_workers(self) -> Any:
+        """The Ray rollout workers of run.backend "ray", started on first use (``ConnectionError`` for a cluster
+        nobody answers at, ``RuntimeError`` when it has too few CPUs, both one line)."""
+        if self.ray_collector is None:
+            from euchre_env.training.ray_collect import RayCollector  # Ray: only for this backend
+
+            cfg = self.config
+            self.ray_collector = RayCollector(cfg, cfg.ray.rollout_workers, cfg.ray.address or None)
+        return self.ray_collector
+
+    def collect(self) -> Any:
+        """This update's rollout: collected here, or by the Ray rollout workers (run.backend "ray")."""
+        cfg = self.config
+        if cfg.run.backend == "local":
+            return self.selfplay.collect(cfg.ppo.rollout_decisions, cfg.run.seed, self.update)
+        collector = self.start_workers()
+        rollout = collector.collect(cfg.ppo.rollout_decisions, cfg.run.seed, self.update, self.model,
+                                    self.selfplay.snapshots)
+        for k, (seconds, decisions) in enumerate(zip(collector.seconds, collector.decisions)):
+            if k not in collector.died:
+                self.writer.add_scalar(f"workers/decisions_per_second/{k}", decisions / seconds, self.update + 1)
+        self.writer.add_scalar("workers/died", len(collector.died), self.update + 1)
+        if collector.died:
+            self.log(f"update {self.update + 1}: rollout worker(s) {', '.join(map(str, collector.died))} died "
+                     f"(Ray restarts them); the update goes on with the others' {len(rollout):,} decisions")
+        return rollout
 
     def _learn(self, rollout: Any, collect_start: float) -> None:
         """The rest of an update once its rollout is collected: PPO, counters, logs, snapshot, evaluation,

@@ -1,0 +1,51 @@
+"""What a run builds from its config: the league's scripted agents, the oracle, the networks, the collector.
+
+One home for these, so that the trainer and its Ray rollout workers (:mod:`.ray_collect`), which each build
+their own copies, build the same ones.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from euchre_env.actions import action_table
+from euchre_env.agents.policy import ActorCritic
+from euchre_env.agents.registry import make_agent
+from euchre_env.rules import Rules
+from euchre_env.structured import make_observer
+from euchre_env.training.config import TrainConfig
+from euchre_env.training.oracle import Oracle
+from euchre_env.training.selfplay import PAST, SELF, SelfPlay
+from euchre_env.training.solver_targets import SolverTargets
+
+
+def scripted_agents(config: TrainConfig) -> dict[str, Any]:
+    """The league's scripted members (agent spec -> agent): every mix entry but ``self`` and ``past``."""
+    return {s: make_agent(s) for s in config.league.mix if s not in (SELF, PAST)}
+
+
+def make_oracle(config: TrainConfig, rules: Rules, scripted: dict[str, Any]) -> Oracle | None:
+    """The oracle critic's features (who may hold the other team: a fixed layout for the run's league)."""
+    return Oracle(rules, [SELF, PAST, *scripted]) if config.model.critic == "oracle" else None
+
+
+def make_model(config: TrainConfig, rules: Rules, oracle: Oracle | None) -> ActorCritic:
+    """The actor-critic of the run, its initial weights seeded by ``run.seed``."""
+    model = config.model
+    torch.manual_seed(config.run.seed)
+    return ActorCritic(make_observer(rules, model.observation).size, len(action_table(rules)), model.hidden,
+                       critic_extra=oracle.size if oracle is not None else 0,
+                       solver_head=config.ppo.solver_coef > 0)
+
+
+def make_selfplay(config: TrainConfig, rules: Rules, model: ActorCritic, oracle: Oracle | None,
+                  mix: dict[str, float], scripted: dict[str, Any]) -> SelfPlay:
+    """A collector of ``model`` against ``mix`` (the league's, or the behaviour cloning's self-play), with the
+    run's observation and oracle."""
+    ppo = config.ppo
+    solver = SolverTargets(rules) if ppo.solver_coef > 0 else None
+    return SelfPlay(rules, model, ppo.num_games, mix, scripted, ppo.reward_scale,
+                    observation=config.model.observation, oracle=oracle, solver=solver,
+                    solver_fraction=ppo.solver_fraction, engine=config.run.engine)
