@@ -38,17 +38,18 @@ def main(argv: list[str] | None = None) -> None:
     config = load_config(args.config, ["eval.every=0", "eval.select_last=0", *args.overrides])
     with tempfile.TemporaryDirectory() as tmp:
         trainer = Trainer(config, os.path.join(tmp, "bench"), log=lambda text: None)
-        ppo, seed = config.ppo, config.run.seed
+        ppo = config.ppo
         collect = infer = learn = engine = scripted = 0.0
         decisions = forced = 0
         for update in range(args.updates):
             t0 = time.perf_counter()
-            rollout = trainer.selfplay.collect(ppo.rollout_decisions, seed, update)
+            trainer.update = update
+            rollout = trainer.collect()  # in this process, or on the Ray rollout workers (run.backend: ray)
             t1 = time.perf_counter()
             ppo_update(trainer.model, trainer.optimizer, rollout, ppo, torch.Generator().manual_seed(update))
             t2 = time.perf_counter()
             if update == 0:
-                continue  # warm-up
+                continue  # warm-up (and, on Ray, the workers' start)
             collect += t1 - t0
             infer += rollout.inference_seconds
             engine += rollout.engine_seconds
@@ -56,6 +57,7 @@ def main(argv: list[str] | None = None) -> None:
             learn += t2 - t1
             decisions += len(rollout)
             forced += rollout.forced
+        trainer.close()
     total = collect + learn
     print(f"config {os.path.basename(args.config)} ({config.rules.preset}), {args.updates - 1} updates after a "
           f"warm-up, {decisions:,} learner decisions (+{forced:,} forced moves), torch {torch.__version__}, "
@@ -65,6 +67,10 @@ def main(argv: list[str] | None = None) -> None:
     print("|---|---|")
     print(f"| self-play decisions/s, end to end | {decisions / total:,.0f} |")
     print(f"| collection decisions/s (no learning) | {decisions / collect:,.0f} |")
+    if config.run.backend == "ray":  # the workers' own times add up over processes running side by side
+        print(f"| time in collection ({config.ray.rollout_workers} Ray rollout workers) | {collect / total:.0%} |")
+        print(f"| time in learning (PPO epochs) | {learn / total:.0%} |")
+        return
     print(f"| time in the environment (rules, encoding, scripted opponents) | {(collect - infer) / total:.0%} |")
     if engine:
         print(f"| of which the engine (VectorEuchre: rules, observations, masks) | {engine / total:.0%} |")

@@ -86,7 +86,10 @@ class RayCollector:
         if free < workers:
             raise RuntimeError(f"ray.rollout_workers={workers} needs {workers} free CPUs; the Ray cluster has "
                                f"{free:g} free of {total:g} (other tasks or actors hold the rest)")
-        actor = ray.remote(num_cpus=1, max_restarts=-1, max_task_retries=0)(_RolloutWorker)
+        # One CPU each, and one thread: Numba's parallel kernels would otherwise start a thread per core in every
+        # worker, and their spinning threads slow the other workers on the same node.
+        one_thread = {"env_vars": {"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}}
+        actor = ray.remote(num_cpus=1, max_restarts=-1, max_task_retries=0, runtime_env=one_thread)(_RolloutWorker)
         self.workers = [actor.remote(config.to_dict(), k) for k in range(workers)]
         self._league_key: tuple[str, ...] | None = None
         self._league_ref: Any = None
