@@ -4,8 +4,8 @@
 
 Modules, bottom to top: ``seeds`` (every random stream of a match), ``match`` (what a match
 plays and the playing of its deals), ``stats`` (quantiles, intervals, Bradley-Terry),
-``progress`` (the live bar), ``pool`` (worker processes), ``ray_backend`` (Ray tasks), ``results`` (:class:`MatchResult`,
-merging runs), ``evaluate`` (the entry point), ``ladder`` (round robin), ``report`` (tables
+``progress`` (the live bar), ``pool`` (worker processes), ``ray_backend`` (Ray tasks), ``results``
+(:class:`MatchResult`, merging runs), ``evaluate`` (the entry point), ``ladder`` (round robin), ``report`` (tables
 and files). Needs the ``eval`` extra (scipy, tqdm).
 """
 
