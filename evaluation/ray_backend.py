@@ -136,7 +136,7 @@ def play_match_ray(match: Match, bounds: list[tuple[int, int]], progress: Progre
                 pending[task.remote(shipped, *chunk)] = (chunk, attempts + 1)
                 continue
             except ray.exceptions.RayTaskError as exc:  # the agents' own error: raised as the local backend does
-                raise exc.as_instanceof_cause() from None
+                raise (exc.cause if isinstance(exc.cause, Exception) else exc) from None
             parts[chunk] = part
             tally.add(part)
             if progress is not None:

@@ -97,3 +97,25 @@ def test_an_address_without_the_ray_backend_is_refused(capsys) -> None:
     with pytest.raises(SystemExit):
         main(["eval", "rules", "random", "--address", "auto"])
     assert "--address is for --backend ray" in capsys.readouterr().err
+
+
+class ChoosesNonsense:
+    """An agent that answers an action id no rule set has."""
+
+    name = "nonsense"
+
+    def __call__(self, seed: int | None) -> ChoosesNonsense:
+        return self
+
+    def reset(self, seed: int | None = None) -> None:
+        pass
+
+    def act(self, observation, info) -> int:
+        return 10**6
+
+
+def test_an_agent_s_own_error_is_raised_as_the_local_backend_raises_it() -> None:
+    from euchre_env.evaluation import IllegalActionError
+
+    with pytest.raises(IllegalActionError, match=r"^agent 'nonsense' at seat \d chose the illegal action 1000000"):
+        evaluate("rules", ChoosesNonsense(), "knock", n=4, backend="ray")
