@@ -12,12 +12,15 @@ rendering, information states for rule-based and search agents, inspection.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+import numba
 import numpy as np
 
 from euchre_env import vector_kernels as K
+from euchre_env.deals import deal_from_order
 from euchre_env.engine import GameState
 from euchre_env.kernel_tables import hand_result, kernel_tables
 from euchre_env.phases import Phase
@@ -35,6 +38,11 @@ class CompiledGame:
     act (-1 when the hand is over), and ``mask`` (int8) and ``obs`` (float32) hold its legal actions and
     observation, in the frame ``frame`` (0 when absolute). They are buffers, overwritten by the next step:
     copy what you keep.
+
+    ``step(action)`` carries out ``action`` (an int id in the decision's frame, ``0 <= action < len(mask)``) and
+    returns the seat to act next, whose ``mask`` / ``obs`` these now are; -1 when the hand ended; ``ILLEGAL``
+    (nothing changed) when ``mask`` does not allow the action. It is the compiled call itself (no Python
+    frame around it): the AEC env makes it at every decision.
     """
 
     def __init__(self, rules: Rules, observation: str) -> None:
@@ -51,30 +59,64 @@ class CompiledGame:
         self.mask = self._s8[at_mask:]
         self.obs = self._f32[:obs_size]
         self._history = self._s16[at_history:]  # this hand's absolute actions: the count, then the ids
-        self._game_step = partial(K.game_step, self._st, self._s8, self._s16, self._f32, self._T)  # the hot call
-        self.current_player = -1
+        buffers = (self._st, self._s8, self._s16, self._f32, self._T)
+        self.step: Callable[[int], int] = partial(_machine_code(K.game_step, *buffers, 0), *buffers)
+        self._start = partial(_machine_code(K.game_start, *buffers, np.zeros((4, 1), np.int16), 0, True, 0, 0),
+                              *buffers)
+        self._start_shuffled = partial(_machine_code(K.game_deal, *buffers, np.zeros(1, np.int64), True, 0, 0),
+                                       *buffers)
         self._seats = np.zeros((NUM_SEATS, obs_size), np.float32)  # every seat's observation, when valid
-        self._seats_valid = False
+        self._encode_seats = partial(_machine_code(K.game_encode_seats, *buffers, self._seats), *buffers, self._seats)
+        self._seats_at = -1  # the decision count of this hand at which _seats was written (-1: not this hand)
         self._scores = [0, 0]  # the episode's starting score, for replay
         self._result: dict[str, Any] | None = None  # the finished hand's result, built once
-        self._log: list[tuple[dict[str, Any], list[int]]] = []  # (deal, absolute actions) of the earlier hands
+        # (deal, absolute actions) of each hand, the one on the table last with its actions still in the kernel's
+        # history; a deal is parsed (card ids, its dealer) or (dealer, shuffled pack), laid out when read.
+        self._log: list[tuple[dict[str, Any] | tuple[int, np.ndarray], list[int]]] = []
 
     # ------------------------------------------------------------------ dealing
     def start(self, deal: dict[str, Any], scores: list[int]) -> None:
         """A new game from ``deal`` (parsed: card ids, with its dealer) and the starting ``scores``."""
-        self._scores = list(scores)
-        self._log = []
+        self._new_game(scores)
         self._deal(deal, True)
+
+    def start_shuffled(self, pack: np.ndarray, dealer: int, scores: list[int]) -> None:
+        """A new game dealt by ``dealer`` from ``pack`` (``deals.shuffled_pack``) as ``deals.random_deal`` deals it.
+
+        The same game as ``start(random_deal(...))`` from the same generator, without laying the deal out in
+        Python at every hand (a tenth of a one-hand episode's cost): the deal is built only when read."""
+        self._new_game(scores)
+        self._st[0, K.DEALER] = dealer
+        self._shuffled(pack, True)
 
     def next_hand(self, deal: dict[str, Any]) -> None:
         """The next hand of the game (after a hand ended and the game goes on), from ``deal``."""
+        self._end_of_hand()
+        self._deal(deal, False)
+
+    def next_hand_shuffled(self, pack: np.ndarray) -> None:
+        """:meth:`next_hand` dealt from ``pack`` by the next dealer (see :meth:`start_shuffled`)."""
+        self._end_of_hand()
+        self._st[0, K.DEALER] = self.next_dealer()
+        self._shuffled(pack, False)
+
+    def _new_game(self, scores: list[int]) -> None:
+        self._scores = list(scores)
+        self._log = []
+
+    def _end_of_hand(self) -> None:
         self._log[-1] = (self._log[-1][0], self._actions())  # the hand that ended: its actions join its deal
         self._st[0, K.HANDNO] += 1
-        self._deal(deal, False)
+
+    def _shuffled(self, pack: np.ndarray, new_game: bool) -> None:
+        self._result = None
+        self._seats_at = -1
+        self._start_shuffled(pack, new_game, *self._scores)
+        self._log.append(((self.dealer, pack), []))
 
     def _deal(self, deal: dict[str, Any], new_game: bool) -> None:
         self._result = None
-        self._seats_valid = False
+        self._seats_at = -1
         hands = deal["hands"]
         try:
             cards = np.array(hands, np.int16)
@@ -83,20 +125,14 @@ class CompiledGame:
             cards = np.array([list(h) + [-1] * (width - len(h)) for h in hands], np.int16)
         self._st[0, K.DEALER] = deal["dealer"]
         upcard = deal.get("upcard")
-        self.current_player = K.game_start(self._st, self._s8, self._s16, self._f32, self._T, cards,
-                                           -1 if upcard is None else upcard, new_game, *self._scores)
+        self._start(cards, -1 if upcard is None else upcard, new_game, *self._scores)
         self._log.append((deal, []))  # the parsed deal: fresh, never changed (the kitty is dropped on reading)
 
     # ------------------------------------------------------------------ decisions
-    def step(self, action: int) -> int:
-        """Carry out ``action`` (an id in the decision's frame, ``0 <= action < len(mask)``). Returns the seat to
-        act next, whose ``mask`` / ``obs`` these now are; -1 when the hand ended; ``ILLEGAL`` (nothing
-        changed) when ``mask`` does not allow the action."""
-        seat = self._game_step(action)
-        if seat != ILLEGAL:
-            self.current_player = seat
-            self._seats_valid = False
-        return seat
+    @property
+    def current_player(self) -> int:
+        """The seat to act, -1 when the hand is over."""
+        return -1 if self.hand_over else int(self._st[0, K.CUR])
 
     def last_action(self) -> int:
         """The absolute id of the last action carried out in this hand."""
@@ -104,9 +140,10 @@ class CompiledGame:
 
     def encode(self, seat: int) -> np.ndarray:
         """A new array: the observation of any ``seat`` now (as the env shows it)."""
-        if not self._seats_valid:  # all four at once: at a hand's end each is read in turn
-            K.game_encode_seats(self._st, self._s8, self._s16, self._f32, self._T, self._seats)
-            self._seats_valid = True
+        at = int(self._history[0])  # one more each step: the four written at this count are current
+        if at != self._seats_at:  # all four at once: at a hand's end each is read in turn
+            self._encode_seats()
+            self._seats_at = at
         return self._seats[seat].copy()
 
     # ------------------------------------------------------------------ state (what episodes.py reads)
@@ -146,7 +183,7 @@ class CompiledGame:
 
     def current_deal(self) -> dict[str, Any]:
         """The deal of the hand on the table, in the format of the env's ``options["deal"]`` (card ids)."""
-        return _as_deal(self._log[-1][0])
+        return self._as_deal(self._log[-1][0])
 
     def next_dealer(self) -> int:
         return left_of(self.dealer)
@@ -156,16 +193,37 @@ class CompiledGame:
         """The reference engine's state of this game, replayed from its deals and actions (``rng`` deals on if
         its caller asks it to)."""
         hands = [*self._log[:-1], (self._log[-1][0], self._actions())]
-        game = GameState(self.rules, rng, deal=_as_deal(hands[0][0]), scores=self._scores)
+        game = GameState(self.rules, rng, deal=self._as_deal(hands[0][0]), scores=self._scores)
         for i, (deal, actions) in enumerate(hands):
             if i:
-                game.next_hand(_as_deal(deal))
+                game.next_hand(self._as_deal(deal))
             for a in actions:
                 game.apply(a)
         return game
 
     def _actions(self) -> list[int]:
         return self._history[1:1 + self._history[0]].tolist()
+
+    def _as_deal(self, entry: dict[str, Any] | tuple[int, np.ndarray]) -> dict[str, Any]:
+        """A deal of the log as the env's ``options["deal"]`` takes it: a new dict, card ids."""
+        if isinstance(entry, tuple):
+            dealer, pack = entry
+            entry = deal_from_order(self.rules, pack.tolist(), dealer)
+        return _as_deal(entry)
+
+
+def _machine_code(kernel: Any, *args: Any) -> Callable[..., Any]:
+    """``kernel``'s compiled code for the types of ``args``, called without Numba's dispatch.
+
+    A Numba dispatcher works out the types of its arguments at every call to pick the machine code: for
+    ``game_step``'s six that is 0.3 of a 0.7 µs call, and the env makes one a decision. The buffers' types
+    never change, so the code is picked once (``Dispatcher.compile``, which loads it from the disk cache).
+    With ``NUMBA_DISABLE_JIT=1`` the kernel is the plain Python function, returned as it is.
+    """
+    compile_signature = getattr(kernel, "compile", None)
+    if compile_signature is None:
+        return kernel
+    return compile_signature(tuple(numba.typeof(a) for a in args))
 
 
 def _as_deal(parsed: dict[str, Any]) -> dict[str, Any]:

@@ -24,10 +24,13 @@ def dealt_size(rules: Rules, seat: int, dealer: int) -> int:
 
 def random_deal(rules: Rules, rng: np.random.Generator, dealer: int) -> dict[str, Any]:
     """A shuffled deal from ``rng``: blocks of cards from the dealer's left, the up-card, the kitty."""
-    pack = rules.deck_spec.pack
-    order = rng.permutation(len(pack)).tolist()
-    cards = order if rules.deck_spec.copies == 1 else [pack[i] for i in order]  # one copy: pack[i] == i
-    return deal_from_order(rules, cards, dealer)
+    return deal_from_order(rules, shuffled_pack(rules, rng).tolist(), dealer)
+
+
+def shuffled_pack(rules: Rules, rng: np.random.Generator) -> np.ndarray:
+    """The pack's card ids (int64) in a random order from ``rng``: what :func:`random_deal` deals out."""
+    order = rng.permutation(len(rules.deck_spec.pack))
+    return order if rules.deck_spec.copies == 1 else np.asarray(rules.deck_spec.pack)[order]  # one copy: pack[i] == i
 
 
 def deal_from_order(rules: Rules, cards: list[int], dealer: int) -> dict[str, Any]:

@@ -71,7 +71,7 @@ from pettingzoo import AECEnv
 from euchre_env import episodes
 from euchre_env.actions import action_table
 from euchre_env.compiled_game import ILLEGAL, CompiledGame
-from euchre_env.deals import parse_deal, parse_scores, random_deal
+from euchre_env.deals import parse_deal, parse_scores, shuffled_pack
 from euchre_env.engine import GameState
 from euchre_env.episodes import AUTO, ENV_EPISODE
 from euchre_env.infostate import InfoState, information_state
@@ -128,6 +128,7 @@ class raw_env(CanonicalActions, AECEnv, EzPickle):
         self._core = CompiledGame(self.rules, observation)
         self._game: GameState | None = None
         self._started = False
+        self._turn: str | None = None  # the agent whose decision is on the table (None at a hand's end)
         self.possible_agents = [f"player_{i}" for i in range(NUM_SEATS)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         n = self._num_actions = len(self.table)
@@ -188,20 +189,23 @@ class raw_env(CanonicalActions, AECEnv, EzPickle):
         return self._core.current_deal()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = self.agent_name_mapping[agent]
-        core = self._core
-        if seat == core.current_player and not (self.terminations.get(agent, True)
-                                                or self.truncations.get(agent, True)):
+        if agent == self._turn and not (self.terminations[agent] or self.truncations[agent]):
             # The acting seat: its observation was written by the step that made it act; its mask
             # (copied once per decision in _select) is shared with its info.
-            return {"observation": core.obs.copy(), "action_mask": self.infos[agent]["action_mask"]}
-        return {"observation": core.encode(seat), "action_mask": self._no_actions}
+            return {"observation": self._core.obs.copy(), "action_mask": self.infos[agent]["action_mask"]}
+        return {"observation": self._core.encode(self.agent_name_mapping[agent]), "action_mask": self._no_actions}
 
     def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict[str, Any]]:
         """AECEnv.last: the agent to act's observation, cumulative reward, terminated, truncated, info."""
         agent = self.agent_selection
-        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent], self.terminations[agent],
-                self.truncations[agent], self.infos[agent])
+        terminated, truncated, info = self.terminations[agent], self.truncations[agent], self.infos[agent]
+        if not observe:
+            obs = None
+        elif agent == self._turn and not (terminated or truncated):  # observe(), one call less a decision
+            obs = {"observation": self._core.obs.copy(), "action_mask": info["action_mask"]}
+        else:
+            obs = self.observe(agent)
+        return obs, self._cumulative_rewards[agent], terminated, truncated, info
 
     # ---------------------------------------------------------------- reset & step
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
@@ -210,10 +214,11 @@ class raw_env(CanonicalActions, AECEnv, EzPickle):
         # Check everything first: a bad deal or score raises before anything of the old episode
         # changes (the generator included). Then draw as GameState does: the dealer, then the cards.
         scores = parse_scores(self.rules, options.get("scores"))
-        deal = parse_deal(self.rules, options["deal"]) if options.get("deal") is not None else None
-        if deal is None:
-            deal = random_deal(self.rules, rng, int(rng.integers(NUM_SEATS)))
-        self._core.start(deal, scores)
+        if options.get("deal") is not None:
+            self._core.start(parse_deal(self.rules, options["deal"]), scores)
+        else:  # as random_deal draws: the dealer, then the cards
+            dealer = int(rng.integers(NUM_SEATS))
+            self._core.start_shuffled(shuffled_pack(self.rules, rng), dealer, scores)
         self._rng = rng
         self._game = None
         self._started = True
@@ -225,12 +230,11 @@ class raw_env(CanonicalActions, AECEnv, EzPickle):
         self.infos = {a: {"action_mask": self._no_actions} for a in self.agents}
         self.num_steps = 0
         self._rewards_set = False
-        self._select()
+        self._select(self._core.current_player)
 
-    def _select(self) -> None:
+    def _select(self, seat: int) -> None:
         core = self._core
-        seat = core.current_player
-        agent = self.agent_selection = self.possible_agents[seat]
+        agent = self.agent_selection = self._turn = self.possible_agents[seat]
         info = self.infos[agent]
         info["action_mask"] = core.mask.copy()  # the compiled step wrote it, in the seat's frame
         if self._frames is not None:
@@ -246,13 +250,17 @@ class raw_env(CanonicalActions, AECEnv, EzPickle):
             return
         if type(action) is not int:
             action = self.table.check_id(action)  # a string, None or an id out of range: one line saying so
+        self._act(agent, action)
+
+    def _act(self, agent: str, action: int) -> None:
+        """``step`` for the live ``agent`` to act and an int ``action`` (what the standard wrapper has checked)."""
         core = self._core
         seat = core.step(action) if 0 <= action < self._num_actions else ILLEGAL
         if seat == ILLEGAL:
             self._reject(action)
         if self._game is not None:  # somebody reads the reference state: keep it in step
             self._game.apply(core.last_action())
-        self._frame = None
+        self._frame = self._turn = None
         self.num_steps += 1
         self._cumulative_rewards[agent] = 0.0
         self.infos[agent] = {"action_mask": self._no_actions}
@@ -271,7 +279,7 @@ class raw_env(CanonicalActions, AECEnv, EzPickle):
         if self.max_steps is not None and self.num_steps >= self.max_steps:
             self._truncate("max_steps")
         else:
-            self._select()
+            self._select(core.current_player if seat < 0 else seat)  # after a hand's end: the next hand's first
         if self.render_mode == "human":
             self.render()
 
@@ -288,8 +296,7 @@ class raw_env(CanonicalActions, AECEnv, EzPickle):
 
     def _next_hand(self) -> None:
         core = self._core
-        deal = random_deal(self.rules, self._rng, core.next_dealer())
-        core.next_hand(deal)
+        core.next_hand_shuffled(shuffled_pack(self.rules, self._rng))
         if self._game is not None:
             self._game.next_hand(core.current_deal())
 

@@ -746,17 +746,23 @@ def shuffled_deals(u, pack, dealers, tricks, extra, is_bid, cards, upcards):
         for j in range(n - 1):
             r = j + int(u[i, j] * (n - j))
             order[j], order[r] = order[r], order[j]
-        seat = dealers[i]
-        pos = 0
-        for _ in range(4):
-            seat = (seat + 1) % 4
-            for j in range(tricks):
-                cards[i, seat, j] = order[pos]
-                pos += 1
-        if extra:
-            cards[i, dealers[i], tricks] = order[pos]
+        upcards[i] = _lay_out(order, dealers[i], tricks, extra, is_bid, cards[i])
+
+
+@njit(cache=True, inline="always")
+def _lay_out(order, dealer, tricks, extra, is_bid, cards):
+    """``deals.deal_from_order``: the pack in ``order`` dealt into ``cards [4, tricks + extra]``; the up-card."""
+    seat = dealer
+    pos = 0
+    for _ in range(4):
+        seat = (seat + 1) % 4
+        for j in range(tricks):
+            cards[seat, j] = order[pos]
             pos += 1
-        upcards[i] = -1 if is_bid else order[pos]
+    if extra:
+        cards[dealer, tricks] = order[pos]
+        pos += 1
+    return -1 if is_bid else order[pos]
 
 
 def _start_hands(st, hands, dealt, tc, ts, calls, games, deals, upcards, opt, printed):
@@ -885,6 +891,16 @@ def game_start(st, s8, s16, f32, T, deal, upcard, new_game, score0, score1):
     start_hand(st, hands, dealt, tc, ts, calls, 0, deal, upcard, _t1(T, P_OPT), _t1(T, P_PRINTED))
     _game_decide(st, hands, dealt, tc, ts, calls, obs, mask, raw, amask, T)
     return st[0, CUR]
+
+
+@njit(cache=True)
+def game_deal(st, s8, s16, f32, T, order, new_game, score0, score1):
+    """:func:`game_start` with the pack in ``order`` (card ids) dealt as ``deals.deal_from_order`` does."""
+    opt = _t1(T, P_OPT)
+    tricks, extra = opt[O_TRICKS], opt[O_BID] != 0 and opt[O_JOKER] >= 0
+    deal = np.full((4, tricks + extra), -1, np.int16)
+    upcard = _lay_out(order, st[0, DEALER], tricks, extra, opt[O_BID] != 0, deal)
+    return game_start(st, s8, s16, f32, T, deal, upcard, new_game, score0, score1)
 
 
 @njit(cache=True)

@@ -9,7 +9,9 @@ docs/speed.md). A do-nothing env behind the stock chain runs slower than OpenSpi
 :class:`StandardWrapper` does what the three do, in their order, in one layer over the raw
 env, and reads the hot attributes from it through plain properties. It needs a raw env that
 raises :class:`~euchre_env.actions.IllegalActionError` for an illegal action before changing
-anything (the Euchre env does): that is the check TerminateIllegal makes with the last mask. It is an
+anything (that is the check TerminateIllegal makes with the last mask) and has ``_act(agent,
+action)``, its ``step`` for the live agent to act and an int id, which the wrapper calls once it
+has made ``step``'s checks itself (the Euchre env does both). It is an
 ``OrderEnforcingWrapper`` (PettingZoo's ``agent_iter`` requires one), and
 ``tests/test_env_api.py`` checks that everything observable (observations, rewards, the
 end of the game on an illegal move, the errors before ``reset()``, ``str()``) is the stock
@@ -80,13 +82,14 @@ class StandardWrapper(OrderEnforcingWrapper):
             # The common case: an action id while the game is on. A dead agent's raw step refuses it as
             # the stock chain does; an illegal one is TerminateIllegal's.
             self._has_updated = True
-            if self._terminated:
-                raw._was_dead_step(action)
+            agent = raw.agent_selection
+            if self._terminated or raw.terminations[agent] or raw.truncations[agent]:
+                raw.step(action)  # a dead agent's step: PettingZoo's error for an action that is not None
                 return
             try:
-                raw.step(action)
+                raw._act(agent, action)  # raw.step without the checks just made
             except IllegalActionError:
-                self._terminate_illegal(raw.agent_selection)
+                self._terminate_illegal(agent)
             return
         # OrderEnforcing
         if not self._has_reset:
