@@ -24,8 +24,10 @@ import numba
 import numpy as np
 import torch
 import torch.nn.functional as F
-from numba import njit, prange
+from numba import prange
 from torch import nn
+
+from euchre_env.numba_builds import two_builds
 
 # Above this share of non-zero inputs the gather is no cheaper than the dense product (measured on 2 cores:
 # at 6% it is ~4x cheaper forward and backward).
@@ -132,8 +134,7 @@ class _Kernel:
     the idle threads spin beside the caller's Python work (a collector's inference of a few games)."""
 
     def __init__(self, fn: Any, fastmath: bool = False) -> None:
-        self.parallel = njit(cache=True, parallel=True, fastmath=fastmath)(fn)
-        self.serial = njit(cache=True, fastmath=fastmath)(fn)
+        self.parallel, self.serial = two_builds(fn, fastmath=fastmath)
 
     def __call__(self, entries: int, *args: Any) -> Any:
         threads = min(torch.get_num_threads(), numba.config.NUMBA_NUM_THREADS)

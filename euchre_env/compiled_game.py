@@ -16,13 +16,13 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-import numba
 import numpy as np
 
 from euchre_env import vector_kernels as K
 from euchre_env.deals import deal_from_order
 from euchre_env.engine import GameState
 from euchre_env.kernel_tables import hand_result, kernel_tables
+from euchre_env.numba_builds import machine_code
 from euchre_env.phases import Phase
 from euchre_env.rules import Rules
 from euchre_env.seats import NUM_SEATS, left_of
@@ -60,13 +60,13 @@ class CompiledGame:
         self.obs = self._f32[:obs_size]
         self._history = self._s16[at_history:]  # this hand's absolute actions: the count, then the ids
         buffers = (self._st, self._s8, self._s16, self._f32, self._T)
-        self.step: Callable[[int], int] = partial(_machine_code(K.game_step, *buffers, 0), *buffers)
-        self._start = partial(_machine_code(K.game_start, *buffers, np.zeros((4, 1), np.int16), 0, True, 0, 0),
+        self.step: Callable[[int], int] = partial(machine_code(K.game_step, *buffers, 0), *buffers)
+        self._start = partial(machine_code(K.game_start, *buffers, np.zeros((4, 1), np.int16), 0, True, 0, 0),
                               *buffers)
-        self._start_shuffled = partial(_machine_code(K.game_deal, *buffers, np.zeros(1, np.int64), True, 0, 0),
+        self._start_shuffled = partial(machine_code(K.game_deal, *buffers, np.zeros(1, np.int64), True, 0, 0),
                                        *buffers)
         self._seats = np.zeros((NUM_SEATS, obs_size), np.float32)  # every seat's observation, when valid
-        self._encode_seats = partial(_machine_code(K.game_encode_seats, *buffers, self._seats), *buffers, self._seats)
+        self._encode_seats = partial(machine_code(K.game_encode_seats, *buffers, self._seats), *buffers, self._seats)
         self._seats_at = -1  # the decision count of this hand at which _seats was written (-1: not this hand)
         self._scores = [0, 0]  # the episode's starting score, for replay
         self._result: dict[str, Any] | None = None  # the finished hand's result, built once
@@ -210,20 +210,6 @@ class CompiledGame:
             dealer, pack = entry
             entry = deal_from_order(self.rules, pack.tolist(), dealer)
         return _as_deal(entry)
-
-
-def _machine_code(kernel: Any, *args: Any) -> Callable[..., Any]:
-    """``kernel``'s compiled code for the types of ``args``, called without Numba's dispatch.
-
-    A Numba dispatcher works out the types of its arguments at every call to pick the machine code: for
-    ``game_step``'s six that is 0.3 of a 0.7 µs call, and the env makes one a decision. The buffers' types
-    never change, so the code is picked once (``Dispatcher.compile``, which loads it from the disk cache).
-    With ``NUMBA_DISABLE_JIT=1`` the kernel is the plain Python function, returned as it is.
-    """
-    compile_signature = getattr(kernel, "compile", None)
-    if compile_signature is None:
-        return kernel
-    return compile_signature(tuple(numba.typeof(a) for a in args))
 
 
 def _as_deal(parsed: dict[str, Any]) -> dict[str, Any]:

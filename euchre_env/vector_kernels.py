@@ -28,6 +28,8 @@ import numpy as np
 from numba import njit, prange
 from numpy.lib.stride_tricks import as_strided
 
+from euchre_env.numba_builds import two_builds
+
 # ---- scalar fields of st[g, :] ------------------------------------------------------------------------
 PH, CUR, DEALER, UP, UPSUIT, UPTAKEN, TDOWN, TRUMP, MAKER, MALONE, DEFALONE = range(11)
 OUT = 11  # 11..14: seat sits out this hand
@@ -783,14 +785,10 @@ def _encode_final(st, hands, tc, ts, calls, games, out, raw, opt, off, eff, powe
 
 # The batch kernels in two builds: parallel over games (every core), and serial, for callers whose cores are
 # already busy (a trainer's learner): a parallel region waits for its slowest thread, and its idle threads spin.
-observe_games = njit(cache=True, parallel=True)(_observe_games)
-observe_games_serial = njit(cache=True)(_observe_games)
-step_all = njit(cache=True, parallel=True)(_step_all)
-step_all_serial = njit(cache=True)(_step_all)
-start_hands = njit(cache=True, parallel=True)(_start_hands)
-start_hands_serial = njit(cache=True)(_start_hands)
-encode_final = njit(cache=True, parallel=True)(_encode_final)
-encode_final_serial = njit(cache=True)(_encode_final)
+observe_games, observe_games_serial = two_builds(_observe_games)
+step_all, step_all_serial = two_builds(_step_all)
+start_hands, start_hands_serial = two_builds(_start_hands)
+encode_final, encode_final_serial = two_builds(_encode_final)
 random_actions = njit(cache=True, parallel=True)(_random_actions)
 
 
