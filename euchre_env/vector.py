@@ -187,6 +187,10 @@ class VectorEuchre:
         """The id ``step`` takes now in game ``g`` for the absolute id ``action`` (itself when not structured)."""
         return int(self._tables.to_canonical[self._st[g, K.FRAME], action])
 
+    def to_canonical_batch(self, games: Any, actions: np.ndarray) -> np.ndarray:
+        """:meth:`to_canonical` of ``actions[i]`` in game ``games[i]`` for each ``i``."""
+        return self._tables.to_canonical[self._st[games, K.FRAME], actions]
+
     def card_frames(self) -> np.ndarray:
         """``int64 [num_envs, n]``: each card id in the suit frame of each game's decision (identity if absolute)."""
         return self._tables.card_to_canonical[self._st[:, K.FRAME]]
@@ -212,6 +216,12 @@ class VectorEuchre:
     def scores(self) -> np.ndarray:
         """``int [num_envs, 2]``: each game's score (team 0, team 1)."""
         return self._st[:, K.SC:K.SC + 2].copy()
+
+    def state_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The live state ``(st, hands, dealt, tc, ts, calls)`` in the layout of :mod:`euchre_env.vector_kernels`,
+        for compiled readers of many games (``euchre_env.agents.rule_based_vector``). Not copies: they change
+        with every step, and they are read-only (writing to them corrupts the games)."""
+        return self._st, self._hands, self._dealt, self._tc, self._ts, self._calls
 
     # ------------------------------------------------------------------ checks
     def _check_reset_options(self, options: Any) -> list[dict[str, Any]] | None:

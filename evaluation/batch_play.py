@@ -4,7 +4,9 @@
 single hands between agents that do not search: each deal of the range is two games of the batch (play 0 and
 play 1, the same cards), every game steps at once, and a greedy :class:`~euchre_env.agents.neural.NeuralAgent`
 side decides all its games in one forward pass, on the batch's own observations (exactly the env's, so exactly
-what the agent would encode for itself). Every other agent is asked as in the one-by-one path, through
+what the agent would encode for itself), and a rule-based side all its games in one call of its compiled copy
+(:class:`~euchre_env.agents.rule_based_vector.RuleBasedVector`, the same choices, on the batch's arrays). Every
+other agent is asked as in the one-by-one path, through
 :func:`~euchre_env.decision.ask_agent` on a reference ``GameState`` kept in step with its game, with its own
 instance per game and seat, reset with the same seed (:mod:`.seeds`). The deals, the agents' seeds and their
 inputs are those of the one-by-one path, so a seeded match gives the same records on either
@@ -19,6 +21,8 @@ import numpy as np
 import torch
 
 from euchre_env.agents.neural import NeuralAgent
+from euchre_env.agents.rule_based import RuleBasedAgent
+from euchre_env.agents.rule_based_vector import RuleBasedVector, supports
 from euchre_env.decision import ask_agent
 from euchre_env.engine import GameState, team_margin
 from euchre_env.evaluation.seeds import agent_seed, deal_seed
@@ -31,6 +35,16 @@ def batched_network(agent: Any) -> NeuralAgent | None:
     return agent if isinstance(agent, NeuralAgent) and agent.greedy else None
 
 
+def compiled_rules(agent: Any, rules: Any) -> bool:
+    """Whether ``agent`` is the rule-based agent and its compiled copy covers ``rules``."""
+    return type(agent) is RuleBasedAgent and supports(rules)
+
+
+def batched(agent: Any, rules: Any) -> bool:
+    """Whether a side of ``agent`` decides all its games at once here (a greedy network, the rule-based agent)."""
+    return batched_network(agent) is not None or compiled_rules(agent, rules)
+
+
 def play_hand_deals(runner: Any, start: int, stop: int) -> list[Any]:
     """The :class:`~euchre_env.evaluation.match.DealRecord` of deals ``start..stop`` of ``runner``'s hand match."""
     from euchre_env.evaluation.match import DealRecord, build_agent, hand_deal  # the match module imports this one
@@ -40,10 +54,11 @@ def play_hand_deals(runner: Any, start: int, stop: int) -> list[Any]:
     specs = (m.agent_a, m.agent_b)
     networks = [batched_network(runner.agents[side][0]) for side in (0, 1)]
     observation = next((net.observation for net in networks if net is not None), "none")
-    batched = [net is not None and net.observation == observation for net in networks]
-    for net, used in zip(networks, batched):
+    on_network = [net is not None and net.observation == observation for net in networks]
+    for net, used in zip(networks, on_network):
         if used:
             net.check_rules(rules)  # what its first act() would check
+    compiled = [not used and compiled_rules(runner.agents[side][0], rules) for side, used in enumerate(on_network)]
     indices = list(range(start, stop))
     deals = [hand_deal(rules, deal_seed(m.seed, i), i % NUM_SEATS) for i in indices]
     games = 2 * len(indices)  # game 2k + p: deal indices[k], play p (play p: A holds team p)
@@ -55,7 +70,7 @@ def play_hand_deals(runner: Any, start: int, stop: int) -> list[Any]:
         seated = []
         for seat in range(NUM_SEATS):
             side = sides[g, seat]
-            agent = None if batched[side] else build_agent(specs[side], None)
+            agent = None if on_network[side] or compiled[side] else build_agent(specs[side], None)
             if agent is not None:
                 agent.reset(agent_seed(m.seed, index, play, seat))
             seated.append(agent)
@@ -65,20 +80,25 @@ def play_hand_deals(runner: Any, start: int, stop: int) -> list[Any]:
                        if needs_state else None)
     venv = VectorEuchre(rules, games, observation=observation, episode="hand", copy=False, threads=1)
     obs, mask, seat = venv.reset(options={"deals": [d for d in deals for _ in (0, 1)]})
+    rule_based = RuleBasedVector(venv) if any(compiled) else None
     live = np.ones(games, bool)
     points = [None] * games
     while live.any():
         actions = mask.argmax(1)
         side_now = sides[np.arange(games), seat]
         for side in (0, 1):
-            if not batched[side]:
+            if not (on_network[side] or compiled[side]):
                 continue
-            rows = np.flatnonzero(live & (side_now == side))
-            if rows.size:
-                net = networks[side].model
-                with torch.no_grad():
-                    logits = net.masked_logits(torch.from_numpy(obs[rows]), torch.from_numpy(mask[rows]))
-                actions[rows] = logits.argmax(-1).numpy()
+            rows = np.flatnonzero(live & (side_now == side) & (mask.sum(1) > 1))
+            if not rows.size:
+                continue
+            if compiled[side]:
+                actions[rows] = venv.to_canonical_batch(rows, rule_based.actions(rows))
+                continue
+            net = networks[side].model
+            with torch.no_grad():
+                logits = net.masked_logits(torch.from_numpy(obs[rows]), torch.from_numpy(mask[rows]))
+            actions[rows] = logits.argmax(-1).numpy()
         for g in np.flatnonzero(live):
             agent = agents[g][seat[g]]
             if agent is not None:

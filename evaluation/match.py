@@ -33,7 +33,7 @@ from euchre_env.agents.registry import make_agent
 from euchre_env.decision import IllegalActionError, ask_agent
 from euchre_env.engine import GameState, team_margin
 from euchre_env.episodes import EPISODES
-from euchre_env.evaluation.batch_play import batched_network, play_hand_deals
+from euchre_env.evaluation.batch_play import batched, play_hand_deals
 from euchre_env.evaluation.seeds import agent_seed, deal_seed
 from euchre_env.observation import Observer
 from euchre_env.rules import Rules
@@ -150,9 +150,9 @@ class MatchRunner:
         self.agents = [[build_agent(spec, None) for _ in range(NUM_SEATS)] for spec in (match.agent_a, match.agent_b)]
 
     def play_deals(self, start: int, stop: int) -> list[DealRecord]:
-        """Deals ``start..stop``: all at once on the batched engine when a side is a greedy network playing single
-        hands (:mod:`.batch_play`, the same records), else one by one."""
-        if self.match.episode == "hand" and any(batched_network(side[0]) for side in self.agents):
+        """Deals ``start..stop``: all at once on the batched engine when a side is a greedy network or the
+        rule-based agent playing single hands (:mod:`.batch_play`, the same records), else one by one."""
+        if self.match.episode == "hand" and any(batched(side[0], self.rules) for side in self.agents):
             return play_hand_deals(self, start, stop)
         return [self.play_deal(i) for i in range(start, stop)]
 

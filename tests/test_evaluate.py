@@ -403,9 +403,12 @@ def test_pimc_agent_plays_a_duplicate_match():
     ("random", "docs/checkpoints/knock_ppo.pt", "knock"),     # absolute network as B
     ("docs/checkpoints/knock.pt", "docs/checkpoints/knock_ppo.pt", "knock"),  # two observations: one batched
     ("docs/checkpoints/bid.pt", "rules", "bid"),
+    ("rules", "random", "classic"),                           # the compiled rule-based agent, no network
+    ("random", "rules", "multiplayer"),
 ])
 def test_batched_deals_give_the_one_by_one_records(a, b, preset):
-    """A greedy network's hand matches run on the batched engine; the records are those of the plain path."""
+    """Hand matches with a greedy network or the rule-based agent run on the batched engine; the records are
+    those of the plain path."""
     from euchre_env.evaluation.batch_play import play_hand_deals
     from euchre_env.evaluation.match import Match, MatchRunner
 

@@ -128,6 +128,26 @@ def test_rollout_is_legal_and_rewards_end_each_seat_hand(preset, engine):
     assert np.array_equal(again.action, r.action) and np.array_equal(again.obs, r.obs)
 
 
+@pytest.mark.parametrize(("preset", "observation"), [("knock", "structured"), ("multiplayer", "absolute"),
+                                                    ("bid", "structured")])
+def test_the_compiled_rule_based_opponent_gives_the_rollout_of_the_python_one(preset, observation):
+    from euchre_env.actions import action_table
+    from euchre_env.structured import make_observer
+
+    rules = Rules.preset(preset)
+    model = ActorCritic(make_observer(rules, observation).size, len(action_table(rules)), [16])
+    scripted = {"rules": make_agent("rules"), "random": make_agent("random")}
+    sp = SelfPlay(rules, model, 8, {"self": 1, "rules": 3, "random": 1}, scripted, reward_scale=1.0,
+                  observation=observation)
+    assert sp.compiled == {"rules"}
+    fast = sp.collect(600, seed=5, update=1)
+    sp.compiled = set()  # the Python agent on a reference game kept in step
+    slow = sp.collect(600, seed=5, update=1)
+    assert fast.margins["rules"] and fast.margins == slow.margins
+    for name in ("obs", "mask", "action", "reward", "next_index"):
+        assert np.array_equal(getattr(fast, name), getattr(slow, name)), name
+
+
 @pytest.mark.parametrize("engine", ["vector", "reference"])
 def test_an_illegal_league_agent_is_named(engine):
     from euchre_env.decision import IllegalActionError

@@ -58,6 +58,8 @@ import numpy as np
 import torch
 
 from euchre_env.agents.policy import ActorCritic, PolicyNet, sample_actions
+from euchre_env.agents.rule_based import RuleBasedAgent
+from euchre_env.agents.rule_based_vector import RuleBasedVector, supports
 from euchre_env.cards import SUITS
 from euchre_env.decision import ask_agent
 from euchre_env.engine import GameState, hand_reward, team_margin
@@ -138,6 +140,10 @@ class SelfPlay:
         weights = np.array([mix[k] for k in self.names], float)
         self.probs = weights / weights.sum()
         self.scripted = scripted  # agent spec -> agent (stateless between decisions, shared by the slots)
+        # The specs whose agent is the rule-based one: on the vector engine its compiled copy decides for all
+        # their games at once, from the engine's arrays (no reference game kept in step for them).
+        self.compiled = {spec for spec, agent in scripted.items()
+                         if type(agent) is RuleBasedAgent and supports(rules)} if engine == "vector" else set()
         self.reward_scale = reward_scale
         self.snapshots: list[tuple[str, PolicyNet]] = []  # (name, frozen actor), oldest first
         self.num_actions = model.num_actions
@@ -168,7 +174,8 @@ class SelfPlay:
             team = int(rng.integers(2))
             other = self.snapshots[rng.integers(len(self.snapshots))][0] if opponent == PAST else opponent
             seats = [LEARNER if team_of(s) == team else other for s in range(NUM_SEATS)]
-            mirrored = mirrored or opponent not in (SELF, PAST)  # a scripted agent reads the game's InfoState
+            # a scripted agent reads the game's InfoState (the compiled rule-based one reads the engine's arrays)
+            mirrored = mirrored or opponent not in (SELF, PAST, *self.compiled)
         state = GameState(self.rules, deal=venv.current_deal(g)) if mirrored else None
         return _Slot(state, seats, opponent, team)
 
@@ -190,9 +197,11 @@ class SelfPlay:
                         on_step: Callable[[int], None] | None) -> Rollout:
         """:meth:`collect` on :class:`~euchre_env.vector.VectorEuchre`: every game steps at once.
 
-        The networks read the batch's observations and masks directly. Games with a scripted seat (and
-        every game when a teacher or the solver reads the true game) keep a reference ``GameState`` in
-        step (``_Slot.state``), dealt the same cards: the scripted agents read its ``InfoState``. Once the
+        The networks read the batch's observations and masks directly; the rule-based league agent decides
+        for all its games at once on its compiled copy (:class:`~euchre_env.agents.rule_based_vector.RuleBasedVector`,
+        the same choices). Games with another scripted seat (and every game when a teacher or the solver reads
+        the true game) keep a reference ``GameState`` in step (``_Slot.state``), dealt the same cards: those
+        agents read its ``InfoState``. Once the
         budget is reached each game finishes its hand and goes idle (it still steps, on its first legal
         action, until the last game is done).
         """
@@ -214,6 +223,7 @@ class SelfPlay:
         venv = VectorEuchre(self.rules, self.num_games, observation=self.observation, episode="game",
                             max_hands=None, copy=False, threads=1)
         obs, mask, seat = venv.reset(seed=int(rng.integers(2**62)))
+        compiled = RuleBasedVector(venv) if self.compiled else None
         engine += clock() - t
         slots = [self._new_vector_slot(rng, venv, g, mirrored) for g in range(self.num_games)]
         live = np.ones(self.num_games, bool)
@@ -222,6 +232,7 @@ class SelfPlay:
             single = mask.sum(1) == 1
             learner: list[int] = []
             frozen: dict[str, list[int]] = defaultdict(list)
+            rule_based: list[int] = []
             for g in np.flatnonzero(live):
                 slot = slots[g]
                 controller = slot.seats[seat[g]]
@@ -231,11 +242,17 @@ class SelfPlay:
                     learner.append(g)
                 elif controller in snapshots:
                     frozen[controller].append(g)
+                elif controller in self.compiled:
+                    rule_based.append(g)
                 else:
                     t = clock()
                     choice = ask_agent(self.scripted[controller], slot.state, self.observer, controller)
                     scripted += clock() - t
                     actions[g] = venv.to_canonical(g, choice)
+            if rule_based:
+                t = clock()
+                actions[rule_based] = venv.to_canonical_batch(rule_based, compiled.actions(np.array(rule_based)))
+                scripted += clock() - t
             if learner:
                 games = np.array(learner)
                 rows = slice(n, n + len(learner))
