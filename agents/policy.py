@@ -9,25 +9,64 @@ and in the loss, so they get exactly zero probability and zero gradient.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+from collections.abc import Iterator
 from typing import Any
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from euchre_env.agents.sparse_input import SparseInputLinear, SparseRows
 
 ILLEGAL_LOGIT = -1e9  # finite, so that 0 * logit stays 0 in the entropy (inf would give nan)
+PRECISIONS = ("float32", "bfloat16")  # what the dense layers' products may compute in (matmul_precision)
 
 
 def _layers(sizes: list[int], out: int, out_gain: float) -> list[nn.Module]:
     layers: list[nn.Module] = []
     for a, b in itertools.pairwise(sizes):
         # The first layer sees the mostly-zero observation: computed from its non-zero entries.
-        linear = SparseInputLinear(a, b) if not layers else nn.Linear(a, b)
+        linear = SparseInputLinear(a, b) if not layers else DenseLinear(a, b)
         layers += [_init(linear, 2**0.5), Tanh()]
-    layers.append(_init(nn.Linear(sizes[-1], out), out_gain))
+    layers.append(_init(DenseLinear(sizes[-1], out), out_gain))
     return layers
+
+
+class DenseLinear(nn.Linear):
+    """``nn.Linear`` (the same parameters and state dict) whose product can run in bfloat16.
+
+    ``compute_dtype`` is float32 except inside :func:`matmul_precision`: there the input, weight and bias go
+    into the product as bfloat16 and the result comes back as float32, so everything around it (activations,
+    losses, gradients' sums, the optimizer's weights) stays float32, as mixed-precision training does. On a CPU
+    with AVX-512 BF16 that product runs 4-5x faster (a 4,096 x 256 x 256 product: 3.1 ms in float32, 0.64 ms in
+    bfloat16 on this project's 2-core machine); it is rounded to bfloat16's 8-bit mantissa on the way.
+    """
+
+    compute_dtype = torch.float32
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.compute_dtype is torch.float32:
+            return super().forward(x)
+        low = self.compute_dtype
+        return F.linear(x.to(low), self.weight.to(low), self.bias.to(low)).float()
+
+
+@contextlib.contextmanager
+def matmul_precision(model: nn.Module, precision: str) -> Iterator[None]:
+    """Within the block the dense layers of ``model`` multiply in ``precision`` (one of :data:`PRECISIONS`);
+    float32 again after it (a checkpoint's play and the collection's inference stay float32)."""
+    if precision not in PRECISIONS:
+        raise ValueError(f"matmul precision must be one of {list(PRECISIONS)}, got {precision!r}")
+    dense = [m for m in model.modules() if isinstance(m, DenseLinear)]
+    for m in dense:
+        m.compute_dtype = getattr(torch, precision)
+    try:
+        yield
+    finally:
+        for m in dense:
+            del m.compute_dtype  # back to the class's float32
 
 
 class _TanhFunction(torch.autograd.Function):
@@ -113,7 +152,7 @@ class ActorCritic(nn.Module):
         self.critic = ValueNet(obs_size + critic_extra, hidden)
         # The auxiliary head of solver targets (training/solver_targets.py): a value per action from the
         # actor's features, which it shapes; trained, never played (checkpoints play the actor alone).
-        self.solver_head = _init(nn.Linear(hidden[-1], num_actions), 1.0) if solver_head else None
+        self.solver_head = _init(DenseLinear(hidden[-1], num_actions), 1.0) if solver_head else None
 
     def solver_values(self, obs: torch.Tensor, mask: torch.Tensor
                       ) -> tuple[torch.Tensor, torch.Tensor]:

@@ -368,3 +368,54 @@ def test_cli_train_errors_are_one_line(argv, message, tmp_path, capsys):
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_the_dense_layers_multiply_in_bfloat16_only_inside_matmul_precision():
+    from euchre_env.agents.policy import DenseLinear, matmul_precision
+
+    torch.manual_seed(0)
+    model = ActorCritic(40, 9, [64, 64], critic_extra=5)
+    assert sum(isinstance(m, DenseLinear) for m in model.modules()) == 4  # the hidden and output products
+    x, extra = torch.rand(256, 40), torch.rand(256, 5)
+    mask = torch.ones(256, 9, dtype=torch.bool)
+    exact = model(x, mask, extra)
+    with matmul_precision(model, "bfloat16"):
+        low = model(x, mask, extra)
+        (low[0].sum() + low[1].sum()).backward()
+    assert low[0].dtype == torch.float32 and not torch.equal(low[0], exact[0])  # rounded on the way ...
+    assert torch.allclose(low[0], exact[0], atol=0.02) and torch.allclose(low[1], exact[1], atol=0.05)  # ... a little
+    assert all(p.grad is not None and torch.isfinite(p.grad).all() for p in model.parameters())
+    again = model(x, mask, extra)  # float32 again after the block
+    assert torch.equal(again[0], exact[0]) and torch.equal(again[1], exact[1])
+    assert set(model.state_dict()) == set(ActorCritic(40, 9, [64, 64], critic_extra=5).state_dict())
+    bad = matmul_precision(model, "fp16")
+    with pytest.raises(ValueError, match=r"matmul precision must be one of \['float32', 'bfloat16'\], got 'fp16'"):
+        bad.__enter__()
+
+
+def test_a_ppo_update_in_bfloat16_learns_as_in_float32():
+    from euchre_env.actions import action_table
+    from euchre_env.observation import Observer
+    from euchre_env.training.config import PPOConfig
+    from euchre_env.training.ppo import ppo_update
+
+    rules = Rules.preset("knock")
+    scripted = {"rules": make_agent("rules")}
+    rollouts = {}
+    for precision in ("float32", "bfloat16"):
+        torch.manual_seed(0)
+        model = ActorCritic(Observer(rules).size, len(action_table(rules)), [32])
+        sp = SelfPlay(rules, model, 8, {"self": 1, "rules": 1}, scripted, reward_scale=0.25)
+        rollout = sp.collect(600, seed=2, update=0)
+        optimizer = torch.optim.Adam(model.parameters(), lr=3e-4)
+        cfg = PPOConfig(minibatch_size=256, matmul_precision=precision)
+        rollouts[precision] = ppo_update(model, optimizer, rollout, cfg, torch.Generator().manual_seed(0))
+    f32, b16 = rollouts["float32"], rollouts["bfloat16"]
+    assert all(np.isfinite(v) for v in b16.values())
+    assert abs(b16["policy_loss"] - f32["policy_loss"]) < 0.01 and abs(b16["value_loss"] / f32["value_loss"] - 1) < 0.05
+    assert b16["approx_kl"] < 0.01
+
+
+def test_the_config_refuses_an_unknown_matmul_precision():
+    with pytest.raises(ValueError, match=r"config ppo\.matmul_precision must be one of 'float32', 'bfloat16'"):
+        load_config(None, ["ppo.matmul_precision=float16"])

@@ -6,7 +6,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from euchre_env.agents.policy import ActorCritic, log_prob_and_entropy
+from euchre_env.agents.policy import ActorCritic, log_prob_and_entropy, matmul_precision
 from euchre_env.agents.sparse_input import SparseRows
 from euchre_env.training.config import PPOConfig
 from euchre_env.training.selfplay import Rollout
@@ -53,49 +53,50 @@ def ppo_update(
         keys.append("solver_loss")
     stats: dict[str, list[float]] = {k: [] for k in keys}
     model.train()
-    for _ in range(cfg.epochs):
-        order = torch.randperm(n, generator=generator)
-        kl_epoch = []
-        for start in range(0, n, cfg.minibatch_size):
-            mb = order[start:start + cfg.minibatch_size]
-            if solver:  # the actor's features once, for the logits and the solver head
-                logits, q = model.solver_values(obs[mb], mask[mb])
-                value = model.value(obs[mb], extra[mb])
-            else:
-                logits, value = model(obs[mb], mask[mb], extra[mb])
-            log_prob, entropy = log_prob_and_entropy(logits, actions[mb])
-            log_ratio = log_prob - old_log_prob[mb]
-            ratio = log_ratio.exp()
-            adv = adv_all[mb]
-            if cfg.norm_adv and len(mb) > 1:
-                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
-            policy_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip, 1 + cfg.clip)).mean()
-            if cfg.clip_value:
-                clipped = old_value[mb] + (value - old_value[mb]).clamp(-cfg.clip, cfg.clip)
-                value_loss = 0.5 * torch.max((value - ret[mb]) ** 2, (clipped - ret[mb]) ** 2).mean()
-            else:
-                value_loss = 0.5 * ((value - ret[mb]) ** 2).mean()
-            loss = policy_loss - cfg.ent_coef * entropy.mean() + cfg.vf_coef * value_loss
-            if solver:  # regression onto the double-dummy values where a target was recorded
-                target = target_all[mb]
-                has = ~torch.isnan(target)
-                solver_loss = 0.5 * ((q - target.nan_to_num()) ** 2)[has].mean() if has.any() else q.sum() * 0
-                loss = loss + cfg.solver_coef * solver_loss
-                stats["solver_loss"].append(solver_loss.item())
-            optimizer.zero_grad()
-            loss.backward()
-            nn.utils.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)
-            optimizer.step()
-            with torch.no_grad():
-                approx_kl = ((ratio - 1) - log_ratio).mean().item()  # the low-variance estimator
-                stats["clipfrac"].append(((ratio - 1).abs() > cfg.clip).float().mean().item())
-            stats["policy_loss"].append(policy_loss.item())
-            stats["value_loss"].append(value_loss.item())
-            stats["entropy"].append(entropy.mean().item())
-            stats["approx_kl"].append(approx_kl)
-            kl_epoch.append(approx_kl)
-        if cfg.target_kl > 0 and np.mean(kl_epoch) > cfg.target_kl:
-            break
+    with matmul_precision(model, cfg.matmul_precision):  # float32 again for the collection
+        for _ in range(cfg.epochs):
+            order = torch.randperm(n, generator=generator)
+            kl_epoch = []
+            for start in range(0, n, cfg.minibatch_size):
+                mb = order[start:start + cfg.minibatch_size]
+                if solver:  # the actor's features once, for the logits and the solver head
+                    logits, q = model.solver_values(obs[mb], mask[mb])
+                    value = model.value(obs[mb], extra[mb])
+                else:
+                    logits, value = model(obs[mb], mask[mb], extra[mb])
+                log_prob, entropy = log_prob_and_entropy(logits, actions[mb])
+                log_ratio = log_prob - old_log_prob[mb]
+                ratio = log_ratio.exp()
+                adv = adv_all[mb]
+                if cfg.norm_adv and len(mb) > 1:
+                    adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+                policy_loss = torch.max(-adv * ratio, -adv * ratio.clamp(1 - cfg.clip, 1 + cfg.clip)).mean()
+                if cfg.clip_value:
+                    clipped = old_value[mb] + (value - old_value[mb]).clamp(-cfg.clip, cfg.clip)
+                    value_loss = 0.5 * torch.max((value - ret[mb]) ** 2, (clipped - ret[mb]) ** 2).mean()
+                else:
+                    value_loss = 0.5 * ((value - ret[mb]) ** 2).mean()
+                loss = policy_loss - cfg.ent_coef * entropy.mean() + cfg.vf_coef * value_loss
+                if solver:  # regression onto the double-dummy values where a target was recorded
+                    target = target_all[mb]
+                    has = ~torch.isnan(target)
+                    solver_loss = 0.5 * ((q - target.nan_to_num()) ** 2)[has].mean() if has.any() else q.sum() * 0
+                    loss = loss + cfg.solver_coef * solver_loss
+                    stats["solver_loss"].append(solver_loss.item())
+                optimizer.zero_grad()
+                loss.backward()
+                nn.utils.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)
+                optimizer.step()
+                with torch.no_grad():
+                    approx_kl = ((ratio - 1) - log_ratio).mean().item()  # the low-variance estimator
+                    stats["clipfrac"].append(((ratio - 1).abs() > cfg.clip).float().mean().item())
+                stats["policy_loss"].append(policy_loss.item())
+                stats["value_loss"].append(value_loss.item())
+                stats["entropy"].append(entropy.mean().item())
+                stats["approx_kl"].append(approx_kl)
+                kl_epoch.append(approx_kl)
+            if cfg.target_kl > 0 and np.mean(kl_epoch) > cfg.target_kl:
+                break
     model.eval()
     out = {k: float(np.mean(v)) for k, v in stats.items()}
     var = float(np.var(ret_np))
