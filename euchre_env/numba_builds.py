@@ -14,15 +14,33 @@ Three measured facts of Numba 0.68 on this project's kernels shape this module:
 - A call through a dispatcher first works out the types of its arguments to pick the machine code, about
   50 ns an array argument; where one call does little work and happens at every decision (the AEC env's
   one-game step), that is a third of its cost. :func:`machine_code` picks the code once.
+- Numba starts its thread pool at its first parallel call (or thread-count query), and with its OpenMP layer
+  that start sets the process's OpenMP thread count, which torch's CPU ops use too: a trainer that had set
+  ``torch.set_num_threads(1)`` found torch on two threads after its first Numba call, a second thread
+  spinning beside the other run of a shared machine. So this module starts the pool when it is imported
+  and puts back torch's thread count if torch was already set up; a ``torch.set_num_threads`` made later
+  holds.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any
 
 import numba
 from numba import njit
+
+
+def _start_thread_pool() -> None:
+    torch = sys.modules.get("torch")  # never imported here: the core install has no torch
+    before = torch.get_num_threads() if torch is not None else None
+    numba.get_num_threads()  # starts Numba's pool
+    if torch is not None and torch.get_num_threads() != before:
+        torch.set_num_threads(before)
+
+
+_start_thread_pool()
 
 
 class OneThread:

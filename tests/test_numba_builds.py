@@ -41,3 +41,19 @@ def test_machine_code_gives_what_the_dispatcher_gives():
     a = np.arange(5, dtype=np.int32)
     direct = machine_code(add, a, 3)
     assert direct(a, 3) == add(a, 3) == 13
+
+
+@pytest.mark.parametrize("torch_first", [True, False])
+def test_numbas_thread_pool_leaves_torchs_thread_count_alone(torch_first):
+    """Numba's OpenMP pool, when it starts, sets the process's OpenMP threads; torch's count must hold."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("torch")
+    steps = ["import torch", "torch.set_num_threads(1)", "torch.get_num_threads()",
+             "from euchre_env.vector import VectorEuchre"]
+    if not torch_first:
+        steps = [steps[3], *steps[:3]]
+    steps += ["VectorEuchre('knock', 8, threads=1).reset()", "print(torch.get_num_threads())"]
+    out = subprocess.run([sys.executable, "-c", "; ".join(steps)], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["1"]
