@@ -1,68 +1,66 @@
-"""How this project compiles its Numba kernels: one parallel build of a batch kernel, called on every thread or on
-the caller's alone, and calls made without Numba's per-call dispatch.
+"""How this project compiles its Numba kernels: a parallel and a serial build of a batch kernel, the threading
+layer they run on, and calls made without Numba's per-call dispatch.
 
-Three measured facts of Numba 0.68 on this project's kernels shape this module:
+Measured facts of Numba 0.68 on this project's kernels shape this module:
 
-- A batch kernel's ``prange`` build restricted to one thread (``numba.set_num_threads(1)``) runs 1.4x (the
-  structured observation) to 5x (masks only) faster than the same function compiled without ``parallel``,
-  stepping 4,096 knock games on one core. So the one-thread "serial" build of a kernel is its parallel build on
-  one thread (:func:`two_builds`): it uses no other core (its CPU time equals its wall time) and needs no
-  second compilation.
-- A second build would also have shared the first's disk cache: Numba names a kernel's cache files after the
-  function's name and line and keys the code inside by the argument types, not by the ``parallel`` flag, so
-  whichever build compiled first on a machine served both.
+- Numba's disk cache (``cache=True``) names a kernel's cache files after the function's name and first line
+  and keys the code inside by the argument types and the CPU, not by the ``parallel`` flag: two builds of one
+  function, ``njit(parallel=True)(f)`` and ``njit(f)``, shared one entry, and whichever compiled first on a
+  machine served both. :func:`two_builds` compiles the serial build from a copy of the function under its own
+  name.
+- The serial build of a batch kernel ran 1.2x (the structured observation) to 11x (masks only) slower than
+  the parallel build restricted to one thread, stepping 4,096 knock games: the loop over the games takes
+  views of the game arrays, and each view's reference count is an atomic add and subtract, which the
+  parallel build's outlined loop body pays less often. Built without the runtime's reference counting
+  (``_nrt=False``, for kernels that allocate nothing) both builds run faster still.
+- Numba's default threading layer here is OpenMP (GNU): a process that has run a parallel kernel on it can
+  no longer ``fork`` (the child prints "fork() called from a process already using GNU OpenMP" and dies:
+  an evaluation's worker pool, a user's subprocess vector env), and starting its pool sets the process's
+  OpenMP thread count, which torch's CPU ops share (``torch.set_num_threads(1)`` became 2). Numba's own
+  ``workqueue`` layer does neither but ran the parallel step at 55-70% of OpenMP's speed. So the project
+  runs parallel kernels only where a caller asks for them (``VectorEuchre(threads=None or N > 1)``; the
+  trainer, the evaluation and the AEC env never do), and :func:`start_thread_pool` starts the pool first
+  with torch's thread count kept.
 - A call through a dispatcher first works out the types of its arguments to pick the machine code, about
   50 ns an array argument; where one call does little work and happens at every decision (the AEC env's
   one-game step), that is a third of its cost. :func:`machine_code` picks the code once.
-- Numba starts its thread pool at its first parallel call (or thread-count query), and with its OpenMP layer
-  that start sets the process's OpenMP thread count, which torch's CPU ops use too: a trainer that had set
-  ``torch.set_num_threads(1)`` found torch on two threads after its first Numba call, a second thread
-  spinning beside the other run of a shared machine. So this module starts the pool when it is imported
-  and puts back torch's thread count if torch was already set up; a ``torch.set_num_threads`` made later
-  holds.
 """
 
 from __future__ import annotations
 
 import sys
+import types
 from collections.abc import Callable
 from typing import Any
 
 import numba
 from numba import njit
 
+SERIAL_SUFFIX = "_serial"
 
-def _start_thread_pool() -> None:
+
+def start_thread_pool() -> None:
+    """Start Numba's thread pool (before a parallel kernel), keeping torch's thread count if torch is loaded."""
     torch = sys.modules.get("torch")  # never imported here: the core install has no torch
     before = torch.get_num_threads() if torch is not None else None
-    numba.get_num_threads()  # starts Numba's pool
+    numba.get_num_threads()  # starts the pool the first time
     if torch is not None and torch.get_num_threads() != before:
         torch.set_num_threads(before)
 
 
-_start_thread_pool()
-
-
-class OneThread:
-    """A parallel kernel called on the caller's thread alone (Numba's thread count is set to 1 for the call)."""
-
-    def __init__(self, kernel: Any) -> None:
-        self.kernel = kernel
-
-    def __call__(self, *args: Any) -> Any:
-        saved = numba.get_num_threads()
-        numba.set_num_threads(1)
-        try:
-            return self.kernel(*args)
-        finally:
-            numba.set_num_threads(saved)
-
-
-def two_builds(fn: Callable[..., Any], **options: Any) -> tuple[Any, OneThread]:
-    """``(parallel, serial)``: ``fn`` compiled with its ``prange`` loops on Numba's threads, and the same code on
-    the caller's thread alone (``options``, e.g. ``fastmath``, go to ``njit``). Cached on disk."""
+def two_builds(fn: Callable[..., Any], allocates: bool = True, **options: Any) -> tuple[Any, Any]:
+    """``(parallel, serial)``: ``fn`` compiled with its ``prange`` loops on Numba's threads, and on the caller's
+    thread alone, each cached on disk under its own name. ``allocates=False`` (``fn`` creates no array)
+    builds both without the runtime's reference counting. ``options`` (``fastmath``...) go to both."""
+    if not allocates:
+        options = {**options, "_nrt": False}
     parallel = njit(cache=True, parallel=True, **options)(fn)
-    return parallel, OneThread(parallel)
+    twin = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__ + SERIAL_SUFFIX, fn.__defaults__,
+                              fn.__closure__)
+    twin.__qualname__ = fn.__qualname__ + SERIAL_SUFFIX  # what Numba names the cache files after
+    twin.__module__, twin.__doc__ = fn.__module__, fn.__doc__
+    serial = njit(cache=True, **options)(twin)
+    return parallel, serial
 
 
 def machine_code(kernel: Any, *args: Any) -> Callable[..., Any]:

@@ -51,6 +51,7 @@ from euchre_env.cards import SUITS
 from euchre_env.deals import parse_deal
 from euchre_env.episodes import AUTO, REWARDS, check_choice, check_episode_args
 from euchre_env.kernel_tables import hand_result, kernel_tables
+from euchre_env.numba_builds import start_thread_pool
 from euchre_env.observation import Observer
 from euchre_env.phases import Phase
 from euchre_env.rules import Rules, resolve_rules
@@ -75,7 +76,7 @@ class VectorEuchre:
         reward: str = "points",
         max_hands: int | str | None = AUTO,
         copy: bool = True,
-        threads: int | None = None,
+        threads: int | None = 1,
         **options: Any,
     ) -> None:
         self.rules = resolve_rules(rules, options)
@@ -277,8 +278,9 @@ class VectorEuchre:
                             t.structured, self.observation != "none")
 
     def _set_threads(self) -> None:
-        if self.threads is not None and self.threads > 1:
-            numba.set_num_threads(min(self.threads, numba.config.NUMBA_NUM_THREADS))
+        if self.threads != 1:  # the parallel kernels (see euchre_env.numba_builds on what they cost)
+            start_thread_pool()
+            numba.set_num_threads(min(self.threads or numba.config.NUMBA_NUM_THREADS, numba.config.NUMBA_NUM_THREADS))
 
     def _random_deals(self, dealers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Shuffled deals (``deals.random_deal``'s layout: blocks from the dealer's left, then the up-card)."""

@@ -477,22 +477,23 @@ def _game_winner(s0, s1, opt):
 @njit(cache=True)
 def _finish_hand(st, g, opt, thrown, claimant):
     """``GameState._finish_hand`` and ``_check_game_end``; always returns 1 (the hand is over)."""
-    pts = np.zeros(2, np.int32)
+    # Two scalars, not a 2-array: the serial batch kernels are built without the runtime (no allocation).
+    p0 = p1 = 0
     if thrown == 0:
         mp, dp = _score_hand(st, g, opt)
-        makers = st[g, MAKER] % 2
-        pts[makers] = mp
-        pts[1 - makers] = dp
-    penalised = np.zeros(2, np.int32)
+        p0, p1 = (dp, mp) if st[g, MAKER] % 2 else (mp, dp)
+    penalised0 = penalised1 = False
     for i in range(st[g, NREN]):
-        penalised[st[g, REN + i] % 2] = 1
-    for t in range(2):
-        if penalised[t]:
-            pts[t] -= 2
-    st[g, SC] += pts[0]
-    st[g, SC + 1] += pts[1]
-    st[g, RES_PTS] = pts[0]
-    st[g, RES_PTS + 1] = pts[1]
+        if st[g, REN + i] % 2:
+            penalised1 = True
+        else:
+            penalised0 = True
+    p0 -= 2 if penalised0 else 0
+    p1 -= 2 if penalised1 else 0
+    st[g, SC] += p0
+    st[g, SC + 1] += p1
+    st[g, RES_PTS] = p0
+    st[g, RES_PTS + 1] = p1
     st[g, RES_SC] = st[g, SC]
     st[g, RES_SC + 1] = st[g, SC + 1]
     st[g, THROWN] = thrown
@@ -785,10 +786,10 @@ def _encode_final(st, hands, tc, ts, calls, games, out, raw, opt, off, eff, powe
 
 # The batch kernels in two builds: parallel over games (every core), and serial, for callers whose cores are
 # already busy (a trainer's learner): a parallel region waits for its slowest thread, and its idle threads spin.
-observe_games, observe_games_serial = two_builds(_observe_games)
-step_all, step_all_serial = two_builds(_step_all)
-start_hands, start_hands_serial = two_builds(_start_hands)
-encode_final, encode_final_serial = two_builds(_encode_final)
+observe_games, observe_games_serial = two_builds(_observe_games, allocates=False)
+step_all, step_all_serial = two_builds(_step_all, allocates=False)
+start_hands, start_hands_serial = two_builds(_start_hands, allocates=False)
+encode_final, encode_final_serial = two_builds(_encode_final, allocates=False)
 random_actions = njit(cache=True, parallel=True)(_random_actions)
 
 

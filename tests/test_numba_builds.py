@@ -1,39 +1,73 @@
-"""A kernel's serial build runs its parallel code on the caller's thread alone; calls without dispatch agree."""
+"""The project's two Numba builds of a batch kernel stay two (on disk too), the serial paths leave fork and torch's
+threads alone, and calls without dispatch agree with the dispatcher."""
 
 from __future__ import annotations
+
+import subprocess
+import sys
 
 import numba
 import numpy as np
 import pytest
 from numba import prange
 
+from euchre_env import vector_kernels as K
 from euchre_env.numba_builds import machine_code, two_builds
 
 
-def _thread_ids(out):
-    for i in prange(out.shape[0]):
-        out[i] = numba.get_thread_id()
+def _square_all(x, out):
+    for i in prange(x.shape[0]):
+        out[i] = x[i] * x[i]
 
 
-_parallel, _serial = two_builds(_thread_ids)
+_parallel, _serial = two_builds(_square_all, allocates=False)
 
 
-def test_the_serial_build_runs_on_the_callers_thread_only_and_restores_the_thread_count():
-    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
-    out = np.full(100_000, -1, np.int64)
-    _parallel(out)
-    assert (out >= 0).all() and (out < numba.get_num_threads()).all()
-    out[:] = -1
-    _serial(out)
-    assert (out == 0).all()
-    assert numba.get_num_threads() == numba.config.NUMBA_NUM_THREADS
+def _index_name(dispatcher) -> str:
+    return dispatcher._cache._cache_file._index_name  # the file Numba keeps a kernel's cached code under
 
 
-def test_the_serial_build_restores_the_thread_count_when_the_kernel_raises():
-    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
-    with pytest.raises(numba.core.errors.TypingError):
-        _serial("not an array")
-    assert numba.get_num_threads() == numba.config.NUMBA_NUM_THREADS
+def test_the_two_builds_are_cached_apart_and_agree():
+    # Numba's cache key has no parallel flag: two builds cached under one name would swap machine code.
+    pairs = [(K.step_all, K.step_all_serial), (K.observe_games, K.observe_games_serial),
+             (K.start_hands, K.start_hands_serial), (K.encode_final, K.encode_final_serial), (_parallel, _serial)]
+    for parallel, serial in pairs:
+        assert parallel.targetoptions.get("parallel") is True and not serial.targetoptions.get("parallel")
+        assert _index_name(parallel) != _index_name(serial)
+    x = np.arange(1000, dtype=np.float64)
+    a, b = np.zeros_like(x), np.zeros_like(x)
+    _parallel(x, a)
+    _serial(x, b)
+    assert np.array_equal(a, x * x) and np.array_equal(b, a)
+
+
+def _run(code: str) -> str:
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=300).stdout
+
+
+@pytest.mark.parametrize("threads", [1, None])
+def test_torchs_thread_count_holds_after_the_batched_engine(threads):
+    """Numba's OpenMP pool, when it starts, sets the process's OpenMP threads, which torch shares."""
+    pytest.importorskip("torch")
+    out = _run("import torch; torch.set_num_threads(1); torch.get_num_threads(); "
+               "from euchre_env.vector import VectorEuchre; "
+               f"v = VectorEuchre('knock', 8, threads={threads}); v.reset(); v.step(v._mask.argmax(1)); "
+               "print(torch.get_num_threads())")
+    assert out.split() == ["1"]
+
+
+def test_a_process_that_stepped_the_engines_can_still_fork():
+    """Worker pools fork (the evaluation's, a user's subprocess vector env): the serial kernels start no OpenMP."""
+    out = _run("import multiprocessing as mp\n"
+               "import euchre_env\n"
+               "from euchre_env.vector import VectorEuchre\n"
+               "v = VectorEuchre('knock', 8); v.reset(); v.step(v._mask.argmax(1))\n"
+               "e = euchre_env.env(rules='knock'); e.reset(seed=0)\n"
+               "def child(i):\n"
+               "    w = VectorEuchre('knock', 4, seed=i); w.reset(); return int(w.step(w._mask.argmax(1))[2].sum())\n"
+               "with mp.get_context('fork').Pool(2) as pool:\n"
+               "    print(len(pool.map(child, range(4))))\n")
+    assert out.split() == ["4"]
 
 
 def test_machine_code_gives_what_the_dispatcher_gives():
@@ -41,19 +75,3 @@ def test_machine_code_gives_what_the_dispatcher_gives():
     a = np.arange(5, dtype=np.int32)
     direct = machine_code(add, a, 3)
     assert direct(a, 3) == add(a, 3) == 13
-
-
-@pytest.mark.parametrize("torch_first", [True, False])
-def test_numbas_thread_pool_leaves_torchs_thread_count_alone(torch_first):
-    """Numba's OpenMP pool, when it starts, sets the process's OpenMP threads; torch's count must hold."""
-    import subprocess
-    import sys
-
-    pytest.importorskip("torch")
-    steps = ["import torch", "torch.set_num_threads(1)", "torch.get_num_threads()",
-             "from euchre_env.vector import VectorEuchre"]
-    if not torch_first:
-        steps = [steps[3], *steps[:3]]
-    steps += ["VectorEuchre('knock', 8, threads=1).reset()", "print(torch.get_num_threads())"]
-    out = subprocess.run([sys.executable, "-c", "; ".join(steps)], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["1"]

@@ -28,7 +28,7 @@ def _pair(features: int = 300, out: int = 64) -> tuple[SparseInputLinear, torch.
     return sparse, dense
 
 
-@pytest.mark.parametrize("rows", [1, 16, 2048])  # 2,048 rows: the parallel build; fewer: the serial one
+@pytest.mark.parametrize("rows", [1, 16, 2048])
 def test_forward_and_gradients_equal_nn_linear(rows: int) -> None:
     sparse, dense = _pair()
     x = _observations(rows)
