@@ -17,8 +17,9 @@ Rows:
 * ``vector N``: :class:`euchre_env.vector.VectorEuchre` with ``N`` games stepped at once (one hand per
   episode, auto-reset), the absolute observation and the mask of every game's seat to act returned at
   every step, a uniformly random legal action per game; ``vector-structured N`` the same with the
-  structured observation, ``vector-noobs N`` with ``observation="none"`` (masks only). Numba uses
-  both cores; the compile (cached on disk) happens in the warm-up.
+  structured observation, ``vector-noobs N`` with ``observation="none"`` (masks only). Each on one
+  thread (``threads=1``, the default) and on every core (``threads=None``: Numba's parallel kernels),
+  as ``--vector-threads`` says; the compile (cached on disk) happens in the warm-up.
 * ``OpenSpiel``: ``pyspiel`` ``euchre`` driven from Python, with a perfect-recall observer
   filled for the seat to act at every decision (``make_observation(...).set_from``) and
   ``legal_actions_mask``; chance outcomes sampled by their probabilities (not counted).
@@ -72,6 +73,8 @@ OPENSPIEL_PARAMS: dict[str, dict[str, bool]] = {
 }
 KINDS = ("wrapped", "raw", "engine", "vector", "vector-structured", "vector-noobs", "openspiel")
 VECTOR_OBSERVATION = {"vector": "absolute", "vector-structured": "structured", "vector-noobs": "none"}
+ONE_THREAD, ALL_CORES = "1 thread", "all cores"
+VECTOR_THREADS = (ONE_THREAD, ALL_CORES)
 CHECK_EVERY = 64  # decisions between two reads of the clock
 
 
@@ -169,12 +172,13 @@ def run_engine(rules: Rules, seconds: float, seed: int) -> Run:
     return Run(decisions, hands, episodes, time.perf_counter() - start)
 
 
-def run_vector(preset: str, observation: str, num_envs: int, seconds: float, seed: int) -> Run:
+def run_vector(preset: str, observation: str, num_envs: int, seconds: float, seed: int, threads: int | None
+               ) -> Run:
     """``VectorEuchre`` under random play: every game's seat to act gets a random legal action each step."""
     from euchre_env.vector import VectorEuchre
     from euchre_env.vector_kernels import random_actions
 
-    venv = VectorEuchre(preset, num_envs=num_envs, seed=seed, observation=observation, copy=False)
+    venv = VectorEuchre(preset, num_envs=num_envs, seed=seed, observation=observation, copy=False, threads=threads)
     rng = np.random.default_rng(seed)
     actions = np.zeros(num_envs, np.int64)
     decisions = hands = episodes = 0
@@ -246,7 +250,8 @@ WARMUP_S = 0.3
 
 
 def benchmark(presets: list[str], kinds: list[str], seconds: float, repeats: int, seed: int,
-              num_envs: tuple[int, ...] = (256, 4096)) -> list[Result]:
+              num_envs: tuple[int, ...] = (256, 4096), vector_threads: tuple[str, ...] = VECTOR_THREADS
+              ) -> list[Result]:
     """Every row once per round, ``repeats`` rounds: a burst of background load hits all rows alike."""
     has_os = "openspiel" in kinds and openspiel_available()
     if "openspiel" in kinds and not has_os:
@@ -268,7 +273,10 @@ def benchmark(presets: list[str], kinds: list[str], seconds: float, repeats: int
         for kind, observation in VECTOR_OBSERVATION.items():
             if kind in kinds:
                 for n in num_envs:
-                    jobs.append((f"{kind} {n}", lambda s, t, p=preset, o=observation, n=n: run_vector(p, o, n, t, s)))
+                    for threads in vector_threads:
+                        jobs.append((f"{kind} {n} ({threads})",
+                                     lambda s, t, p=preset, o=observation, n=n, th=threads:
+                                     run_vector(p, o, n, t, s, None if th == ALL_CORES else 1)))
         for name, job in jobs:
             rows.append((Result(preset, name), job))
             table_rows.append(rows[-1][0])
@@ -317,7 +325,7 @@ def table(results: list[Result]) -> str:
     for r in results:
         q = ratio(results, r)
         env = r.env + (f" ({r.note})" if r.note else "")
-        lines.append(f"| {r.preset} | {env} | {r.rate:,.0f} | {1e6 / r.rate:.1f} | ±{r.spread:.0%} | "
+        lines.append(f"| {r.preset} | {env} | {r.rate:,.0f} | {1e6 / r.rate:.2f} | ±{r.spread:.0%} | "
                      f"{r.per_hand:.1f} | {'' if q is None else f'{q:.2f}'} |")
     return "\n".join(lines)
 
@@ -330,6 +338,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="rule presets (default: all; knock is the headline)")
     parser.add_argument("--kinds", nargs="+", default=list(KINDS), choices=KINDS, help="which rows to measure")
     parser.add_argument("--num-envs", type=int, nargs="+", default=[256, 4096], help="games per VectorEuchre row")
+    parser.add_argument("--vector-threads", nargs="+", default=list(VECTOR_THREADS), choices=VECTOR_THREADS,
+                        help="VectorEuchre rows on one thread and/or every core (default both)")
     parser.add_argument("--seed", type=int, default=12345)
     parser.add_argument("--json", metavar="PATH", help="write the results as JSON to PATH")
     args = parser.parse_args(argv)
@@ -338,7 +348,8 @@ def main(argv: list[str] | None = None) -> None:
 
     if min(args.num_envs) < 1:
         parser.error("--num-envs must be positive")
-    results = benchmark(args.presets, args.kinds, args.seconds, args.repeats, args.seed, tuple(args.num_envs))
+    results = benchmark(args.presets, args.kinds, args.seconds, args.repeats, args.seed, tuple(args.num_envs),
+                        tuple(args.vector_threads))
     cmd = " ".join([os.path.relpath(sys.executable), *sys.argv]) if argv is None else "bench_env.main()"
     print(f"\n`{cmd}`  (Python {platform.python_version()}, {platform.machine()}, "
           f"median of {args.repeats} x {args.seconds:g} s)\n")

@@ -99,3 +99,19 @@ def test_cli_reports_the_selection_margin_beside_the_fresh_one(tmp_path, capsys)
     fresh = selection["fresh"]
     assert fresh["seed"] == 2026 and set(fresh["margins"]) == {"random", "rules"}
     assert f"{fresh['margins']['rules']['margin']:+.3f}" in line
+
+
+def test_auto_matmul_precision_is_resolved_once_and_kept_in_the_run(tmp_path, monkeypatch):
+    import yaml
+
+    from euchre_env.training import train as train_module
+
+    monkeypatch.setattr(train_module, "fastest_precision", lambda: "bfloat16")  # as on a CPU with BF16 products
+    said = []
+    trainer = Trainer(tiny("ppo.matmul_precision=auto", "eval.every=0"), str(tmp_path / "run"), log=said.append)
+    assert trainer.config.ppo.matmul_precision == "bfloat16"
+    assert any("ppo.matmul_precision auto: bfloat16" in line for line in said)
+    with open(tmp_path / "run" / "config.yaml") as f:
+        assert yaml.safe_load(f)["ppo"]["matmul_precision"] == "bfloat16"  # a resume uses what was chosen
+    trainer.train(stop_at_update=1)
+    assert trainer.update == 1

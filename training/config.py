@@ -71,6 +71,7 @@ CRITICS = ("oracle", "seat")
 ENGINES = ("vector", "reference")  # training/selfplay.py: the collector's engine
 BACKENDS = ("local", "ray")  # where self-play collects (training/ray_collect.py)
 LEAGUE_KEEP = ("spread", "recent")
+AUTO_PRECISION = "auto"  # ppo.matmul_precision: resolved by the trainer on the machine the run starts on
 
 
 @dataclass
@@ -99,7 +100,8 @@ class PPOConfig:
     solver_fraction: float = 0.25
     # What the dense layers multiply in during the PPO epochs: "float32", or "bfloat16" (inputs and weights
     # rounded to an 8-bit mantissa for the product, everything else float32; 4-5x faster products on a CPU with
-    # AVX-512 BF16 or AMX, far slower on one without). Collection and play stay float32. agents/policy.py.
+    # AVX-512 BF16 or AMX, far slower on one without), or "auto": the one that multiplies faster on the machine
+    # the run starts on, timed then and saved in the run's config. Collection and play stay float32.
     matmul_precision: str = "float32"
 
 
@@ -190,7 +192,7 @@ class TrainConfig:
         _choice("model.observation", self.model.observation, OBSERVATIONS)
         _choice("model.critic", self.model.critic, CRITICS)
         _choice("run.engine", self.run.engine, ENGINES)
-        _choice("ppo.matmul_precision", p.matmul_precision, PRECISIONS)
+        _choice("ppo.matmul_precision", p.matmul_precision, (*PRECISIONS, AUTO_PRECISION))
         _choice("run.backend", self.run.backend, BACKENDS)
         _positive("ray.rollout_workers", self.ray.rollout_workers)
         if not 0 <= p.gamma <= 1 or not 0 <= p.gae_lambda <= 1:

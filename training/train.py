@@ -55,12 +55,18 @@ from euchre_env.agents.checkpoint import (
     save_checkpoint,
 )
 from euchre_env.agents.neural import NeuralAgent
-from euchre_env.agents.policy import PolicyNet
+from euchre_env.agents.policy import PolicyNet, fastest_precision
 from euchre_env.agents.registry import make_agent
 from euchre_env.evaluation import MatchResult, evaluate
 from euchre_env.evaluation.progress import progress_bar
 from euchre_env.training.build import make_model, make_oracle, make_selfplay, scripted_agents
-from euchre_env.training.config import RESUMABLE_CHANGES, TrainConfig, config_changes, with_predating_defaults
+from euchre_env.training.config import (
+    AUTO_PRECISION,
+    RESUMABLE_CHANGES,
+    TrainConfig,
+    config_changes,
+    with_predating_defaults,
+)
 from euchre_env.training.imitation import clone
 from euchre_env.training.interrupt import InterruptGuard, TrainingInterrupted
 from euchre_env.training.ppo import ppo_update
@@ -89,6 +95,9 @@ class Trainer:
         self.log = log or (lambda text: tqdm.write(text, file=sys.stderr))
         self.rules = config.make_rules()
         torch.set_num_threads(config.run.torch_threads)
+        if config.ppo.matmul_precision == AUTO_PRECISION:  # before config.yaml is written: the run keeps the choice
+            config.ppo.matmul_precision = fastest_precision()
+            self.log(f"ppo.matmul_precision auto: {config.ppo.matmul_precision}, the faster product on this machine")
         scripted = scripted_agents(config)
         self.oracle = make_oracle(config, self.rules, scripted)
         self.model = make_model(config, self.rules, self.oracle)  # a resumed run loads its own weights over these
