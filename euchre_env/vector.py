@@ -32,6 +32,10 @@ Scripted deals: ``reset(options={"deals": [deal, ...]})``, one deal per game in 
 An illegal action in any game raises ValueError naming the game, its action and the legal ones, and no
 game changes. Every preset and rules option is supported (keywords as ``euchre_env.env``).
 
+``threads=1`` (the default) steps every game on the caller's thread; ``threads=None`` (all cores) or ``N``
+runs the parallel kernels on Numba's threading layer, and under OpenMP, its default, a process that has
+run them can no longer ``fork`` (``docs/vector.md``).
+
 The rules are the reference engine's, ported to arrays in :mod:`euchre_env.vector_kernels` (compiled
 with Numba: the first run on a machine compiles for about 25 s and caches the result, later runs load it
 in 2 s) and proven equal by a differential test against the engine and its observers.
