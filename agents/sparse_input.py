@@ -11,34 +11,39 @@ the weight gradient from the same entries. It computes the same function as
 forward and backward.
 
 The fast path needs a float32 CPU matrix that does not itself require a gradient (an observation);
-anything else (a GPU tensor, an input with a gradient, a dense input) goes through ``F.linear``.
-
-The kernels run on the caller's thread, each row summed in a fixed order. Parallel builds gained nothing
-measurable on this project's two cores (torch's dense layers already use both), and a parallel kernel run
-in the trainer's process started Numba's OpenMP pool there, after which the evaluation's forked worker
-processes died ("fork() called from a process already using GNU OpenMP", ``euchre_env.numba_builds``).
+anything else (a GPU tensor, an input with a gradient, a dense input) goes through ``F.linear``. Each
+output row and each weight-gradient row is summed by one thread in a fixed order, so the results do not
+depend on the number of threads. A large batch (a PPO minibatch) runs on the parallel builds, on as many of
+Numba's threads as torch uses (an update's two first layers: 0.19 s, against 0.33 s on one thread, two
+cores): that starts Numba's OpenMP pool in the trainer's process, so the evaluation's worker pools are
+started from a forkserver there (``euchre_env.numba_builds.forks_safely``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numba
 import numpy as np
 import torch
 import torch.nn.functional as F
-from numba import njit
+from numba import prange
 from torch import nn
+
+from euchre_env.numba_builds import start_thread_pool, two_builds
 
 # Above this share of non-zero inputs the gather is no cheaper than the dense product (measured on 2 cores:
 # at 6% it is ~4x cheaper forward and backward).
 MAX_DENSITY = 0.25
+# Below this many non-zero entries (about 400 observations) a batch runs on one thread.
+PARALLEL_ENTRIES = 20_000
 
 
 def _nonzeros_py(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each row's non-zero entries: ``ptr`` (row starts), their column and their value, row by row."""
     n, d = x.shape
     count = np.zeros(n + 1, np.int64)
-    for i in range(n):
+    for i in prange(n):
         c = 0
         for j in range(d):
             if x[i, j] != 0:
@@ -48,7 +53,7 @@ def _nonzeros_py(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         count[i + 1] += count[i]
     col = np.empty(count[n], np.int32)
     val = np.empty(count[n], np.float32)
-    for i in range(n):
+    for i in prange(n):
         p = count[i]
         for j in range(d):
             if x[i, j] != 0:
@@ -61,7 +66,7 @@ def _nonzeros_py(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def _gather_rows_py(ptr: np.ndarray, col: np.ndarray, val: np.ndarray, weight_t: np.ndarray, bias: np.ndarray,
                  out: np.ndarray) -> None:
     """``out[i] = bias + sum over row i's entries of value * weight_t[column]``."""
-    for i in range(out.shape[0]):
+    for i in prange(out.shape[0]):
         acc = bias.copy()
         for p in range(ptr[i], ptr[i + 1]):
             v, w = val[p], weight_t[col[p]]
@@ -70,17 +75,25 @@ def _gather_rows_py(ptr: np.ndarray, col: np.ndarray, val: np.ndarray, weight_t:
         out[i] = acc
 
 
-def _weight_grad_t_py(ptr: np.ndarray, col: np.ndarray, val: np.ndarray, grad_out: np.ndarray,
-                      grad_t: np.ndarray) -> None:
-    """``grad_t[j] = sum over the entries (i, j, v) of v * grad_out[i]``: the weight gradient, transposed,
-    summed in row order."""
-    grad_t[:] = 0
-    for i in range(ptr.size - 1):
-        g = grad_out[i]
-        for p in range(ptr[i], ptr[i + 1]):
-            v, r = val[p], grad_t[col[p]]
-            for h in range(g.size):
-                r[h] += v * g[h]
+def _weight_grad_t_py(ptr: np.ndarray, col: np.ndarray, val: np.ndarray, bounds: np.ndarray, grad_out: np.ndarray,
+                   grad_t: np.ndarray) -> None:
+    """``grad_t[j] = sum over the entries (i, j, v) of v * grad_out[i]``: the weight gradient, transposed.
+
+    Task ``t`` owns the columns ``bounds[t]..bounds[t + 1]`` and scans every row for them (the scan is
+    cheap; the rows of ``grad_out`` are then read in order), so no two tasks write the same row and the
+    sums run in row order whatever the number of threads."""
+    for t in prange(bounds.size - 1):
+        lo, hi = bounds[t], bounds[t + 1]
+        for j in range(lo, hi):
+            grad_t[j, :] = 0
+        for i in range(ptr.size - 1):
+            g = grad_out[i]
+            for p in range(ptr[i], ptr[i + 1]):
+                j = col[p]
+                if lo <= j < hi:
+                    v, r = val[p], grad_t[j]
+                    for h in range(g.size):
+                        r[h] += v * g[h]
 
 
 def _select_py(ptr: np.ndarray, col: np.ndarray, val: np.ndarray, rows: np.ndarray
@@ -92,7 +105,7 @@ def _select_py(ptr: np.ndarray, col: np.ndarray, val: np.ndarray, rows: np.ndarr
         out_ptr[i + 1] = out_ptr[i] + ptr[rows[i] + 1] - ptr[rows[i]]
     out_col = np.empty(out_ptr[n], np.int32)
     out_val = np.empty(out_ptr[n], np.float32)
-    for i in range(n):
+    for i in prange(n):
         src, dst = ptr[rows[i]], out_ptr[i]
         for k in range(out_ptr[i + 1] - dst):
             out_col[dst + k] = col[src + k]
@@ -107,7 +120,7 @@ def _hstack_py(ptr_a: np.ndarray, col_a: np.ndarray, val_a: np.ndarray, width_a:
     ptr = ptr_a + ptr_b
     col = np.empty(ptr[n], np.int32)
     val = np.empty(ptr[n], np.float32)
-    for i in range(n):
+    for i in prange(n):
         p = ptr[i]
         for q in range(ptr_a[i], ptr_a[i + 1]):
             col[p], val[p] = col_a[q], val_a[q]
@@ -118,11 +131,32 @@ def _hstack_py(ptr_a: np.ndarray, col_a: np.ndarray, val_a: np.ndarray, width_a:
     return ptr, col, val
 
 
-_nonzeros = njit(cache=True)(_nonzeros_py)
-_gather_rows = njit(cache=True, fastmath=True)(_gather_rows_py)
-_weight_grad_t = njit(cache=True, fastmath=True)(_weight_grad_t_py)
-_select = njit(cache=True)(_select_py)
-_hstack = njit(cache=True)(_hstack_py)
+class _Kernel:
+    """A kernel in two builds: parallel (on as many threads as torch uses, ``run.torch_threads``) for
+    large batches, serial for small ones, where starting a parallel region costs more than it saves and
+    the idle threads spin beside the caller's Python work (a collector's inference of a few games)."""
+
+    def __init__(self, fn: Any, fastmath: bool = False) -> None:
+        self.parallel, self.serial = two_builds(fn, fastmath=fastmath)
+
+    def __call__(self, entries: int, *args: Any) -> Any:
+        threads = min(torch.get_num_threads(), numba.config.NUMBA_NUM_THREADS)
+        if threads < 2 or entries < PARALLEL_ENTRIES:
+            return self.serial(*args)
+        start_thread_pool()  # keeps torch's thread count; the evaluation's pools then start from a forkserver
+        saved = numba.get_num_threads()
+        numba.set_num_threads(threads)
+        try:
+            return self.parallel(*args)
+        finally:
+            numba.set_num_threads(saved)
+
+
+_nonzeros = _Kernel(_nonzeros_py)
+_gather_rows = _Kernel(_gather_rows_py, fastmath=True)
+_weight_grad_t = _Kernel(_weight_grad_t_py, fastmath=True)
+_select = _Kernel(_select_py)
+_hstack = _Kernel(_hstack_py)
 
 
 class SparseRows:
@@ -143,7 +177,7 @@ class SparseRows:
         a = np.ascontiguousarray(a, np.float32)
         if a.ndim != 2:
             raise ValueError(f"SparseRows.from_dense: expected a [batch, features] matrix, got shape {a.shape}")
-        return cls(*_nonzeros(a), a.shape[1])
+        return cls(*_nonzeros(a.size // 16, a), a.shape[1])
 
     def __len__(self) -> int:
         return self.ptr.size - 1
@@ -158,13 +192,15 @@ class SparseRows:
         rows = rows.astype(np.int64, copy=False)
         if rows.size and (rows.min() < 0 or rows.max() >= len(self)):
             raise IndexError(f"SparseRows: row index out of range for {len(self)} rows")
-        return SparseRows(*_select(self.ptr, self.col, self.val, rows), self.num_features)
+        work = self.col.size * rows.size // max(1, len(self))
+        return SparseRows(*_select(work, self.ptr, self.col, self.val, rows), self.num_features)
 
     def hstack(self, other: SparseRows) -> SparseRows:
         """The rows of ``self`` followed by those of ``other``: ``torch.cat([a, b], dim=-1)`` on entries."""
         if len(other) != len(self):
             raise ValueError(f"SparseRows.hstack: {len(self)} rows and {len(other)} rows")
-        entries = _hstack(self.ptr, self.col, self.val, self.num_features, other.ptr, other.col, other.val)
+        entries = _hstack(self.col.size + other.col.size, self.ptr, self.col, self.val, self.num_features,
+                          other.ptr, other.col, other.val)
         return SparseRows(*entries, self.num_features + other.num_features)
 
 
@@ -174,7 +210,7 @@ class _SparseInputMatmul(torch.autograd.Function):
                 ) -> torch.Tensor:
         b = np.zeros(weight.shape[0], np.float32) if bias is None else bias.detach().numpy()
         out = np.empty((len(x), weight.shape[0]), np.float32)
-        _gather_rows(x.ptr, x.col, x.val, weight_t, b, out)
+        _gather_rows(x.col.size, x.ptr, x.col, x.val, weight_t, b, out)
         ctx.x = x
         ctx.has_bias = bias is not None
         return torch.from_numpy(out)
@@ -186,11 +222,23 @@ class _SparseInputMatmul(torch.autograd.Function):
         if ctx.needs_input_grad[2]:
             x = ctx.x
             grad_t = np.empty((x.num_features, g.shape[1]), np.float32)
-            _weight_grad_t(x.ptr, x.col, x.val, g.numpy(), grad_t)
+            per_column = np.zeros(x.num_features + 1, np.int64)
+            per_column[1:] = np.cumsum(np.bincount(x.col, minlength=x.num_features))
+            bounds = _balanced_chunks(per_column, max(1, torch.get_num_threads()))
+            _weight_grad_t(x.col.size, x.ptr, x.col, x.val, bounds, g.numpy(), grad_t)
             grad_weight = torch.from_numpy(grad_t).t()
         if ctx.has_bias and ctx.needs_input_grad[3]:
             grad_bias = g.sum(0)
         return None, None, grad_weight, grad_bias
+
+
+def _balanced_chunks(per_column: np.ndarray, k: int) -> np.ndarray:
+    """``k + 1`` column boundaries that split the entries into ``k`` near-equal runs, from the cumulative
+    entry counts per column (some columns are in every row, some in none, so equal column ranges would
+    leave one thread most of the work)."""
+    bounds = np.searchsorted(per_column, np.linspace(0, per_column[-1], k + 1), side="left")
+    bounds[0], bounds[-1] = 0, per_column.size - 1
+    return np.maximum.accumulate(bounds)
 
 
 class SparseInputLinear(nn.Linear):

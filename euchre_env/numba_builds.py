@@ -18,9 +18,10 @@ Measured facts of Numba 0.68 on this project's kernels shape this module:
   an evaluation's worker pool, a user's subprocess vector env), and starting its pool sets the process's
   OpenMP thread count, which torch's CPU ops share (``torch.set_num_threads(1)`` became 2). Numba's own
   ``workqueue`` layer does neither but ran the parallel step at 55-70% of OpenMP's speed. So the project
-  runs parallel kernels only where a caller asks for them (``VectorEuchre(threads=None or N > 1)``; the
-  trainer, the evaluation and the AEC env never do), and :func:`start_thread_pool` starts the pool first
-  with torch's thread count kept.
+  runs parallel kernels only where a caller asks for them (``VectorEuchre(threads=None or N > 1)``, the
+  trainer's PPO minibatches in ``agents.sparse_input``; the collection, the evaluation and the AEC env use
+  one thread), :func:`start_thread_pool` starts the pool with torch's thread count kept, and a worker pool
+  of the evaluation starts from a forkserver once it has (:func:`forks_safely`).
 - A call through a dispatcher first works out the types of its arguments to pick the machine code, about
   50 ns an array argument; where one call does little work and happens at every decision (the AEC env's
   one-game step), that is a third of its cost. :func:`machine_code` picks the code once.
@@ -39,13 +40,23 @@ from numba import njit
 SERIAL_SUFFIX = "_serial"
 
 
+_pool_started = False  # by start_thread_pool, in this process
+
+
 def start_thread_pool() -> None:
     """Start Numba's thread pool (before a parallel kernel), keeping torch's thread count if torch is loaded."""
+    global _pool_started
     torch = sys.modules.get("torch")  # never imported here: the core install has no torch
     before = torch.get_num_threads() if torch is not None else None
     numba.get_num_threads()  # starts the pool the first time
     if torch is not None and torch.get_num_threads() != before:
         torch.set_num_threads(before)
+    _pool_started = True
+
+
+def forks_safely() -> bool:
+    """Whether a child forked now can run: not once this process has started Numba's pool on OpenMP."""
+    return not _pool_started or numba.threading_layer() != "omp"
 
 
 def two_builds(fn: Callable[..., Any], allocates: bool = True, **options: Any) -> tuple[Any, Any]:

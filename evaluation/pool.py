@@ -18,6 +18,7 @@ import sys
 
 from euchre_env.evaluation.match import DealRecord, Match, MatchRunner
 from euchre_env.evaluation.progress import Progress, RunningMargin
+from euchre_env.numba_builds import forks_safely
 
 _WORKER: MatchRunner | None = None
 
@@ -88,7 +89,9 @@ def play_match(
             for b in bounds:
                 take(runner.play_deals(*b))
         else:
-            ctx = mp.get_context()
+            # A process that ran Numba's OpenMP kernels (a trainer's PPO epochs) cannot fork: workers then come
+            # from a forkserver, which needs picklable agents (specs and checkpoint paths are).
+            ctx = mp.get_context() if forks_safely() else mp.get_context("forkserver")
             with ctx.Pool(min(workers, len(bounds)), initializer=_init_worker, initargs=(match,)) as pool:
                 for part in pool.imap(_work, bounds):
                     take(part)

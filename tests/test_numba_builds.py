@@ -75,3 +75,21 @@ def test_machine_code_gives_what_the_dispatcher_gives():
     a = np.arange(5, dtype=np.int32)
     direct = machine_code(add, a, 3)
     assert direct(a, 3) == add(a, 3) == 13
+
+
+def test_the_evaluation_pool_starts_after_the_trainers_parallel_kernels():
+    """The PPO minibatches run the sparse layer's parallel build (Numba's OpenMP pool); a forked worker would die,
+    so the evaluation's pool comes from a forkserver."""
+    pytest.importorskip("torch")
+    out = _run("import numpy as np, numba, torch\n"
+               "torch.set_num_threads(2)\n"
+               "from euchre_env.agents.sparse_input import SparseInputLinear\n"
+               "x = torch.from_numpy((np.random.default_rng(0).random((2000, 100)) < 0.2).astype(np.float32))\n"
+               "layer = SparseInputLinear(100, 16)\n"
+               "layer(x).sum().backward()\n"
+               "from euchre_env.numba_builds import forks_safely\n"
+               "print(forks_safely() == (numba.config.NUMBA_NUM_THREADS < 2))\n"
+               "from euchre_env.evaluation.evaluate import evaluate\n"
+               "from euchre_env.rules import Rules\n"
+               "print(evaluate('rules', 'random', Rules.preset('knock'), n=40, seed=0, workers=2).hands)\n")
+    assert out.split() == ["True", "80"]
