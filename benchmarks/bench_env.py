@@ -176,9 +176,10 @@ def run_vector(preset: str, observation: str, num_envs: int, seconds: float, see
                ) -> Run:
     """``VectorEuchre`` under random play: every game's seat to act gets a random legal action each step."""
     from euchre_env.vector import VectorEuchre
-    from euchre_env.vector_kernels import random_actions
+    from euchre_env.vector_kernels import random_actions, random_actions_serial
 
     venv = VectorEuchre(preset, num_envs=num_envs, seed=seed, observation=observation, copy=False, threads=threads)
+    pick = random_actions if threads != 1 else random_actions_serial  # the "policy" on the same threads
     rng = np.random.default_rng(seed)
     actions = np.zeros(num_envs, np.int64)
     decisions = hands = episodes = 0
@@ -186,7 +187,7 @@ def run_vector(preset: str, observation: str, num_envs: int, seconds: float, see
     start = time.perf_counter()
     deadline = start + seconds
     while time.perf_counter() < deadline:
-        random_actions(mask, rng.random(num_envs), actions)
+        pick(mask, rng.random(num_envs), actions)
         obs, mask, _, _, done, info = venv.step(actions)
         _x = obs  # what a policy network would read
         decisions += num_envs

@@ -790,7 +790,7 @@ observe_games, observe_games_serial = two_builds(_observe_games, allocates=False
 step_all, step_all_serial = two_builds(_step_all, allocates=False)
 start_hands, start_hands_serial = two_builds(_start_hands, allocates=False)
 encode_final, encode_final_serial = two_builds(_encode_final, allocates=False)
-random_actions = njit(cache=True, parallel=True)(_random_actions)
+random_actions, random_actions_serial = two_builds(_random_actions, allocates=False)
 
 
 # =============================================================================== one game, few arguments

@@ -30,7 +30,8 @@ def _index_name(dispatcher) -> str:
 def test_the_two_builds_are_cached_apart_and_agree():
     # Numba's cache key has no parallel flag: two builds cached under one name would swap machine code.
     pairs = [(K.step_all, K.step_all_serial), (K.observe_games, K.observe_games_serial),
-             (K.start_hands, K.start_hands_serial), (K.encode_final, K.encode_final_serial), (_parallel, _serial)]
+             (K.start_hands, K.start_hands_serial), (K.encode_final, K.encode_final_serial),
+             (K.random_actions, K.random_actions_serial), (_parallel, _serial)]
     for parallel, serial in pairs:
         assert parallel.targetoptions.get("parallel") is True and not serial.targetoptions.get("parallel")
         assert _index_name(parallel) != _index_name(serial)
