@@ -189,7 +189,7 @@ class raw_env(CanonicalActions, AECEnv, EzPickle):
         return self._core.current_deal()
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        if agent == self._turn and not (self.terminations[agent] or self.truncations[agent]):
+        if agent == self._turn and not (self.terminations.get(agent, True) or self.truncations.get(agent, True)):
             # The acting seat: its observation was written by the step that made it act; its mask
             # (copied once per decision in _select) is shared with its info.
             return {"observation": self._core.obs.copy(), "action_mask": self.infos[agent]["action_mask"]}

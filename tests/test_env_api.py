@@ -227,3 +227,15 @@ def test_wrapped_env_errors_before_reset_as_pettingzoo():
     with pytest.raises(AttributeError, match="agent_selection cannot be accessed before reset"):
         _ = env.agent_selection
     assert str(env) == str(_stock_env(rules="knock"))
+
+
+def test_a_removed_agent_can_still_be_observed_after_an_illegal_move():
+    env = euchre_env.env(rules="knock")
+    env.reset(seed=0)
+    agent = env.agent_selection
+    env.step(int(np.flatnonzero(env.last()[0]["action_mask"] == 0)[0]))  # illegal: the game ends
+    while env.agents:
+        env.step(None)
+    seen = env.unwrapped.observe(agent)
+    assert seen["observation"].shape == env.observation_space(agent)["observation"].shape
+    assert not seen["action_mask"].any()
