@@ -241,56 +241,56 @@ def _suit_length(hand, trump, s, ranking, rlen):
     return n
 
 
-@njit(cache=True)
-def trick_estimate(hand, trump, gone, ranking, rlen, w, trump_value, ace_value):
-    """``heuristics.trick_estimate``: tricks ``hand`` should take with ``trump`` (``hand`` and ``gone``: copies of
-    each card id). The walks are ``heuristics._walk``: a card held, or gone, or one more higher card still out."""
-    value = 0.0
-    n_trumps = 0
-    k = 0
+@njit(cache=True, inline="always")
+def _walk(hand, gone, trump, s, ranking, rlen, ks):
+    """``heuristics._walk``: for the ``j``-th card ``hand`` holds of suit ``s`` under ``trump``, best first,
+    ``ks[j]`` = the higher cards still out (neither held nor in ``gone``); returns the number held. A card's
+    copies are adjacent in the ranking, so each run starts from the card's held and gone counts."""
+    j = k = 0
     prev = held = out = -1
-    for i in range(rlen[trump, trump]):
-        c = ranking[trump, trump, i]
+    for i in range(rlen[trump, s]):
+        c = ranking[trump, s, i]
         if c != prev:
             prev, held, out = c, hand[c], gone[c]
         if held > 0:
             held -= 1
-            value += trump_value[k] if k < trump_value.shape[0] else w[W_FLOOR]
-            n_trumps += 1
+            ks[j] = k
+            j += 1
         elif out > 0:
             out -= 1
         else:
             k += 1
+    return j
+
+
+@njit(cache=True)
+def trick_estimate(hand, trump, gone, ranking, rlen, w, trump_value, ace_value):
+    """``heuristics.trick_estimate``: tricks ``hand`` should take with ``trump`` (``hand`` and ``gone``: copies of
+    each card id)."""
+    ks = np.empty(ranking.shape[2], np.int64)
+    value = 0.0
+    n_trumps = _walk(hand, gone, trump, trump, ranking, rlen, ks)
+    for j in range(n_trumps):
+        value += trump_value[ks[j]] if ks[j] < trump_value.shape[0] else w[W_FLOOR]
     value += w[W_LENGTH] * max(0, n_trumps - 2)
     voids = 0
     for s in range(NUM_SUITS):
         if s == trump:
             continue
-        length = _suit_length(hand, trump, s, ranking, rlen)
+        length = _walk(hand, gone, trump, s, ranking, rlen, ks)
         if length == 0:
             voids += 1
             continue
-        j = k = 0
-        prev = -1
-        for i in range(rlen[trump, s]):
-            c = ranking[trump, s, i]
-            if c != prev:
-                prev, held, out = c, hand[c], gone[c]
-            if held > 0:
-                held -= 1
-                if j == 0 and k == 0:
-                    value += ace_value[min(length, 3) - 1]
-                elif j == 1 and k == 0:
-                    value += w[W_SECOND]
-                elif j == 0 and k == 1:
-                    value += w[W_GUARDED] if length >= 2 else w[W_BARE]
-                else:
-                    break
-                j += 1
-            elif out > 0:
-                out -= 1
+        for j in range(length):
+            k = ks[j]
+            if j == 0 and k == 0:
+                value += ace_value[min(length, 3) - 1]
+            elif j == 1 and k == 0:
+                value += w[W_SECOND]
+            elif j == 0 and k == 1:
+                value += w[W_GUARDED] if length >= 2 else w[W_BARE]
             else:
-                k += 1
+                break
     if n_trumps >= 2:
         value += w[W_VOID] * min(voids, n_trumps - 1)
     return value
@@ -299,41 +299,18 @@ def trick_estimate(hand, trump, gone, ranking, rlen, w, trump_value, ace_value):
 @njit(cache=True)
 def alone_losers(hand, trump, gone, ranking, rlen):
     """``heuristics.alone_losers``: (expected losing tricks playing ``hand`` alone, trumps held)."""
-    n_trumps = top_run = missing_above = 0
-    k = 0
-    prev = held = out = -1
-    for i in range(rlen[trump, trump]):
-        c = ranking[trump, trump, i]
-        if c != prev:
-            prev, held, out = c, hand[c], gone[c]
-        if held > 0:
-            held -= 1
-            n_trumps += 1
-            if k == 0:
-                top_run += 1
-            missing_above = k  # the last trump's (trumps[-1][1])
-        elif out > 0:
-            out -= 1
-        else:
-            k += 1
+    ks = np.empty(ranking.shape[2], np.int64)
+    n_trumps = _walk(hand, gone, trump, trump, ranking, rlen, ks)
+    top_run = 0
+    for j in range(n_trumps):
+        top_run += ks[j] == 0
+    missing_above = ks[n_trumps - 1] if n_trumps else 0
     lost = 0.8 * min(n_trumps - top_run, missing_above)
     for s in range(NUM_SUITS):
         if s == trump:
             continue
-        j = k = 0
-        prev = -1
-        for i in range(rlen[trump, s]):
-            c = ranking[trump, s, i]
-            if c != prev:
-                prev, held, out = c, hand[c], gone[c]
-            if held > 0:
-                held -= 1
-                lost += (0.15 if j == 0 else 0.35 * j) if k == 0 else 1.0
-                j += 1
-            elif out > 0:
-                out -= 1
-            else:
-                k += 1
+        for j in range(_walk(hand, gone, trump, s, ranking, rlen, ks)):
+            lost += (0.15 if j == 0 else 0.35 * j) if ks[j] == 0 else 1.0
     return lost, n_trumps
 
 
