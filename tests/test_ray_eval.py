@@ -44,10 +44,18 @@ class DiesOnce:
     def reset(self, seed: int | None = None) -> None:
         self.inner.reset(seed)
 
+    def _first_to_die(self) -> bool:
+        # Created atomically: two workers reaching their fifth action together must not both die (an
+        # exists-then-create check let both through once, and the test saw two chunks played again).
+        try:
+            os.close(os.open(self.flag, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            return False
+        return True
+
     def act(self, observation, info) -> int:
         self.acted += 1
-        if self.acted == 5 and not os.path.exists(self.flag):
-            open(self.flag, "w").close()
+        if self.acted == 5 and self._first_to_die():
             os._exit(1)  # the worker process dies, as a killed one does
         return self.inner.act(observation, info)
 
@@ -109,6 +117,15 @@ class ChoosesNonsense:
 
     def reset(self, seed: int | None = None) -> None:
         pass
+
+    def _first_to_die(self) -> bool:
+        # Created atomically: two workers reaching their fifth action together must not both die (an
+        # exists-then-create check let both through once, and the test saw two chunks played again).
+        try:
+            os.close(os.open(self.flag, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+        except FileExistsError:
+            return False
+        return True
 
     def act(self, observation, info) -> int:
         return 10**6
