@@ -204,16 +204,30 @@ class SparseRows:
         return SparseRows(*entries, self.num_features + other.num_features)
 
 
+def sparse_input(x: torch.Tensor) -> torch.Tensor | SparseRows:
+    """``x`` as :class:`SparseRows` where the first layer's fast path takes it (a 2-D float32 CPU matrix that does
+    not require a gradient, at most :data:`MAX_DENSITY` non-zero), else ``x`` itself. The actor-critic converts
+    an observation once for both of its networks."""
+    if x.device.type != "cpu" or x.dtype != torch.float32 or x.dim() != 2 or x.requires_grad or x.shape[0] == 0:
+        return x
+    rows = SparseRows.from_dense(x)
+    return rows if rows.density <= MAX_DENSITY else x
+
+
+def _product(x: SparseRows, weight_t: np.ndarray, weight: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
+    b = np.zeros(weight.shape[0], np.float32) if bias is None else bias.detach().numpy()
+    out = np.empty((len(x), weight.shape[0]), np.float32)
+    _gather_rows(x.col.size, x.ptr, x.col, x.val, weight_t, b, out)
+    return torch.from_numpy(out)
+
+
 class _SparseInputMatmul(torch.autograd.Function):
     @staticmethod
     def forward(ctx: Any, x: SparseRows, weight_t: np.ndarray, weight: torch.Tensor, bias: torch.Tensor | None
                 ) -> torch.Tensor:
-        b = np.zeros(weight.shape[0], np.float32) if bias is None else bias.detach().numpy()
-        out = np.empty((len(x), weight.shape[0]), np.float32)
-        _gather_rows(x.col.size, x.ptr, x.col, x.val, weight_t, b, out)
         ctx.x = x
         ctx.has_bias = bias is not None
-        return torch.from_numpy(out)
+        return _product(x, weight_t, weight, bias)
 
     @staticmethod
     def backward(ctx: Any, grad_out: torch.Tensor) -> tuple[None, None, torch.Tensor | None, torch.Tensor | None]:
@@ -250,19 +264,18 @@ class SparseInputLinear(nn.Linear):
     """
 
     def forward(self, x: torch.Tensor | SparseRows) -> torch.Tensor:
-        if isinstance(x, SparseRows):
-            if x.num_features != self.in_features:
-                raise ValueError(f"SparseInputLinear: rows of {x.num_features} features, layer takes "
-                                 f"{self.in_features}")
-            rows = x
-        elif (x.device.type != "cpu" or x.dtype != torch.float32 or x.dim() != 2 or x.requires_grad
-                or self.weight.dtype != torch.float32 or x.shape[0] == 0):
-            return F.linear(x, self.weight, self.bias)
-        else:
-            rows = SparseRows.from_dense(x)
-            if rows.density > MAX_DENSITY:
+        if not isinstance(x, SparseRows):
+            if self.weight.dtype != torch.float32:
                 return F.linear(x, self.weight, self.bias)
-        return _SparseInputMatmul.apply(rows, self._weight_t(), self.weight, self.bias)
+            x = sparse_input(x)
+            if not isinstance(x, SparseRows):
+                return F.linear(x, self.weight, self.bias)
+        if x.num_features != self.in_features:
+            raise ValueError(f"SparseInputLinear: rows of {x.num_features} features, layer takes {self.in_features}")
+        trained = self.weight.requires_grad or (self.bias is not None and self.bias.requires_grad)
+        if torch.is_grad_enabled() and trained:
+            return _SparseInputMatmul.apply(x, self._weight_t(), self.weight, self.bias)
+        return _product(x, self._weight_t(), self.weight, self.bias)  # inference: no autograd node to build
 
     def _weight_t(self) -> np.ndarray:
         # The kernels read the weight a row per input feature. Kept between calls while the weight is

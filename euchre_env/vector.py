@@ -196,20 +196,23 @@ class VectorEuchre:
         """:meth:`to_canonical` of ``actions[i]`` in game ``games[i]`` for each ``i``."""
         return self._tables.to_canonical[self._st[games, K.FRAME], actions]
 
-    def card_frames(self) -> np.ndarray:
-        """``int64 [num_envs, n]``: each card id in the suit frame of each game's decision (identity if absolute)."""
-        return self._tables.card_to_canonical[self._st[:, K.FRAME]]
+    def card_frames(self, games: np.ndarray | None = None) -> np.ndarray:
+        """``int64 [num_envs, n]``: each card id in the suit frame of each game's decision (identity if absolute);
+        the rows of ``games`` only when given."""
+        frames = self._st[:, K.FRAME] if games is None else self._st[games, K.FRAME]
+        return self._tables.card_to_canonical[frames]
 
-    def hidden_cards(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def hidden_cards(self, games: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Everything no seat sees whole, for centralised critics: ``hands [num_envs, 4, n]`` (copies of each
         card in each hand now), ``kitty [num_envs, n]`` (the undealt cards) and ``discard [num_envs]`` (the
-        dealer's discard, -1: none), all in absolute card ids."""
+        dealer's discard, -1: none), all in absolute card ids; the rows of ``games`` only when given."""
+        every = slice(None) if games is None else games
         copies = self.rules.deck_spec.copies
-        kitty = copies - self._dealt.sum(1, dtype=np.int64)
-        up = self._st[:, K.UP]
+        kitty = copies - self._dealt[every].sum(1, dtype=np.int64)
+        up = self._st[every, K.UP]
         rows = np.flatnonzero(up >= 0)
         kitty[rows, up[rows]] -= 1
-        return self._hands.copy(), kitty, self._st[:, K.DISC].astype(np.int64)
+        return self._hands[every].copy(), kitty, self._st[every, K.DISC].astype(np.int64)
 
     def info_frames(self) -> list[str]:
         """The canonical suit order of each game's decision (``"CDHS"`` for every game when absolute)."""

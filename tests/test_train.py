@@ -189,6 +189,29 @@ def test_advantages_follow_each_seat_sequence():
     assert np.allclose(ret1, [1, -2, 1, 1])  # lambda = 1: the Monte Carlo return of the hand
 
 
+@pytest.mark.parametrize("gamma, lam", [(1.0, 0.95), (0.99, 0.9), (0.7, 0.3)])
+def test_advantages_are_the_plain_loops_to_the_bit(gamma, lam):
+    """The compiled GAE against the loop it replaced, on random interleaved sequences."""
+    rng = np.random.default_rng(3)
+    n = 2000
+    value, reward = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    nxt = np.arange(n) + rng.integers(1, 40, n)
+    nxt[(nxt >= n) | (rng.random(n) < 0.2)] = -1
+    expected = np.zeros(n, np.float32)
+    for i in range(n - 1, -1, -1):
+        j = nxt[i]
+        if j >= 0:
+            expected[i] = reward[i] + gamma * value[j] - value[i] + gamma * lam * expected[j]
+        else:
+            expected[i] = reward[i] - value[i]
+    r = Rollout(obs=np.zeros((n, 1), np.float32), mask=np.ones((n, 2), bool), action=np.zeros(n, np.int64),
+                log_prob=np.zeros(n, np.float32), value=value, reward=reward, next_index=nxt,
+                extra=np.zeros((n, 0), np.float32))
+    adv, ret = advantages(r, gamma, lam)
+    assert adv.dtype == np.float32 and np.array_equal(adv, expected)
+    assert np.array_equal(ret, expected + value)
+
+
 def test_behaviour_cloning_learns_the_teacher():
     from euchre_env.actions import action_table
     from euchre_env.observation import Observer

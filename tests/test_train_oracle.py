@@ -243,6 +243,10 @@ def test_batched_oracle_features_equal_the_engine_ones(preset, observation):
         hands, kitty, discard = venv.hidden_cards()
         batch = oracle.encode_batch(hands, kitty, discard, seat, venv.card_frames(), ["rules"] * 6,
                                     np.zeros((6, oracle.size), np.float32))
+        some = np.array([4, 1])  # the rows of some games only: what the collector asks for
+        for whole, part in zip((hands, kitty, discard, venv.card_frames()), (*venv.hidden_cards(some),
+                                                                            venv.card_frames(some))):
+            np.testing.assert_array_equal(whole[some], part)
         actions = np.zeros(6, np.int64)
         for g, ref in enumerate(refs):
             if observation == "structured":

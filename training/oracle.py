@@ -18,6 +18,7 @@ cards in the suit frame of the seat's observation (the identity for the absolute
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from euchre_env.engine import GameState
@@ -64,14 +65,26 @@ class Oracle:
         :meth:`euchre_env.vector.VectorEuchre.hidden_cards` (rows of the games deciding): ``hands [k, 4, n]``,
         ``kitty [k, n]``, ``discard [k]`` (-1: none), the deciding ``seats [k]``, ``card_frames [k, n]`` (each
         absolute card id in the frame of that seat's observation), the ``opponents`` kinds; into ``out [k, size]``."""
-        n = self._n
-        rows = np.arange(len(seats))[:, None]
-        out[:] = 0.0
-        first = self.layout["hands"][0]
-        for s in range(NUM_SEATS):
-            out[rows, first + ((s - seats) % NUM_SEATS)[:, None] * n + card_frames] = hands[:, s, :]
-        out[rows, self.layout["kitty"][0] + card_frames] = kitty
-        has = np.flatnonzero(discard >= 0)
-        out[has, self.layout["discard"][0] + card_frames[has, discard[has]]] = 1.0
-        out[rows[:, 0], self.layout["opponent"][0] + np.array([self._kind[o] for o in opponents], np.int64)] = 1.0
+        kinds = np.array([self._kind[o] for o in opponents], np.int64)
+        _encode_rows(hands, kitty, discard, seats, card_frames, kinds, self.layout["hands"][0],
+                     self.layout["kitty"][0], self.layout["discard"][0], self.layout["opponent"][0], out)
         return out
+
+
+@numba.njit(cache=True)
+def _encode_rows(hands: np.ndarray, kitty: np.ndarray, discard: np.ndarray, seats: np.ndarray, frames: np.ndarray,
+                 kinds: np.ndarray, hands_at: int, kitty_at: int, discard_at: int, opponent_at: int,
+                 out: np.ndarray) -> None:
+    # Compiled: NumPy's fancy indexing took ~0.2 ms a batch, a tenth of the collector's own time.
+    n = frames.shape[1]
+    out[:] = 0.0
+    for r in range(seats.size):
+        for s in range(NUM_SEATS):
+            block = hands_at + ((s - seats[r]) % NUM_SEATS) * n
+            for c in range(n):
+                out[r, block + frames[r, c]] = hands[r, s, c]
+        for c in range(n):
+            out[r, kitty_at + frames[r, c]] = kitty[r, c]
+        if discard[r] >= 0:
+            out[r, discard_at + frames[r, discard[r]]] = 1.0
+        out[r, opponent_at + kinds[r]] = 1.0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 import torch
 from torch import nn
@@ -18,15 +19,24 @@ def advantages(rollout: Rollout, gamma: float, lam: float) -> tuple[np.ndarray, 
     ``next_index`` points forward, so one backward pass over the buffer sees every successor
     before its predecessor.
     """
-    value, reward, nxt = rollout.value, rollout.reward, rollout.next_index
-    adv = np.zeros(len(rollout), np.float32)
-    for i in range(len(rollout) - 1, -1, -1):
+    adv = _gae(rollout.value, rollout.reward, rollout.next_index.astype(np.int64, copy=False),
+               np.float32(gamma), np.float32(gamma * lam))
+    return adv, adv + rollout.value
+
+
+@numba.njit(cache=True)
+def _gae(value: np.ndarray, reward: np.ndarray, nxt: np.ndarray, gamma: np.float32, gamma_lam: np.float32
+         ) -> np.ndarray:
+    # Compiled: the loop over a 16,384-decision rollout took ~12 ms in Python. float32 throughout, the same
+    # roundings as NumPy's loop with Python floats for gamma and gamma * lambda.
+    adv = np.zeros(value.size, np.float32)
+    for i in range(value.size - 1, -1, -1):
         j = nxt[i]
         if j >= 0:
-            adv[i] = reward[i] + gamma * value[j] - value[i] + gamma * lam * adv[j]
+            adv[i] = reward[i] + gamma * value[j] - value[i] + gamma_lam * adv[j]
         else:
             adv[i] = reward[i] - value[i]
-    return adv, adv + value
+    return adv
 
 
 def ppo_update(

@@ -225,46 +225,55 @@ class SelfPlay:
         obs, mask, seat = venv.reset(seed=int(rng.integers(2**62)))
         compiled = RuleBasedVector(venv) if self.compiled else None
         engine += clock() - t
-        slots = [self._new_vector_slot(rng, venv, g, mirrored) for g in range(self.num_games)]
+        # Who decides at each seat of each game, as codes (the per-game Python loop over the slots was a tenth
+        # of an update): LEARNER_CODE, RULES_CODE (the compiled rule-based agent), then one code per frozen
+        # snapshot and one per other scripted spec, asked one game at a time.
+        codes = {name: k for k, name in enumerate([LEARNER, *sorted(self.compiled), *snapshots,
+                                                   *(spec for spec in self.scripted if spec not in self.compiled)])}
+        first_frozen, first_asked = 1 + len(self.compiled), 1 + len(self.compiled) + len(snapshots)
+        names = list(codes)
+        controller = np.zeros((self.num_games, NUM_SEATS), np.int64)
+        last = np.full((self.num_games, NUM_SEATS), -1, np.int64)  # each seat's last recorded decision this hand
+        mirror = np.zeros(self.num_games, bool)  # the game keeps a reference GameState in step
+        slots: list[_Slot] = [None] * self.num_games  # type: ignore[list-item]
+
+        def new_slot(g: int) -> None:
+            slot = slots[g] = self._new_vector_slot(rng, venv, g, mirrored)
+            slot.last = last[g]  # a view: the reward at the hand's end reads and clears the same row
+            controller[g] = [codes[c] for c in slot.seats]
+            mirror[g] = slot.state is not None
+
+        for g in range(self.num_games):
+            new_slot(g)
         live = np.ones(self.num_games, bool)
         while live.any():
             actions = mask.argmax(1)  # the first legal action: forced moves and idle games
-            single = mask.sum(1) == 1
-            learner: list[int] = []
-            frozen: dict[str, list[int]] = defaultdict(list)
-            rule_based: list[int] = []
-            for g in np.flatnonzero(live):
-                slot = slots[g]
-                controller = slot.seats[seat[g]]
-                if single[g]:
-                    forced += controller == LEARNER
-                elif controller == LEARNER:
-                    learner.append(g)
-                elif controller in snapshots:
-                    frozen[controller].append(g)
-                elif controller in self.compiled:
-                    rule_based.append(g)
-                else:
-                    t = clock()
-                    choice = ask_agent(self.scripted[controller], slot.state, self.observer, controller)
-                    scripted += clock() - t
-                    actions[g] = venv.to_canonical(g, choice)
-            if rule_based:
+            playing = np.flatnonzero(live)
+            who = controller[playing, seat[playing]]
+            single = mask[playing].sum(1) == 1
+            forced += int(np.count_nonzero(single & (who == 0)))
+            deciding, who = playing[~single], who[~single]
+            learner = deciding[who == 0]
+            rule_based = deciding[(who > 0) & (who < first_frozen)]
+            frozen = {names[k]: deciding[who == k] for k in np.unique(who[(who >= first_frozen) & (who < first_asked)])}
+            for g, k in zip(deciding[who >= first_asked].tolist(), who[who >= first_asked].tolist()):
                 t = clock()
-                actions[rule_based] = venv.to_canonical_batch(rule_based, compiled.actions(np.array(rule_based)))
+                choice = ask_agent(self.scripted[names[k]], slots[g].state, self.observer, names[k])
                 scripted += clock() - t
-            if learner:
-                games = np.array(learner)
-                rows = slice(n, n + len(learner))
+                actions[g] = venv.to_canonical(g, choice)
+            if rule_based.size:
+                t = clock()
+                actions[rule_based] = venv.to_canonical_batch(rule_based, compiled.actions(rule_based))
+                scripted += clock() - t
+            if learner.size:
+                games, rows = learner, slice(n, n + len(learner))
                 buf.obs[rows], buf.mask[rows] = obs[games], mask[games]
                 if self.oracle is not None:
-                    hidden, kitty, discard = venv.hidden_cards()
-                    self.oracle.encode_batch(hidden[games], kitty[games], discard[games], seat[games],
-                                             venv.card_frames()[games], [slots[g].opponent for g in learner],
-                                             buf.extra[rows])
+                    self.oracle.encode_batch(*venv.hidden_cards(games), seat[games], venv.card_frames(games),
+                                             [slots[g].opponent for g in games.tolist()], buf.extra[rows])
                 if teacher is not None:
                     buf.action[rows] = [venv.to_canonical(g, ask_agent(teacher, slots[g].state, self.observer,
-                                                                        "teacher")) for g in learner]
+                                                                        "teacher")) for g in games.tolist()]
                 else:
                     t = time.perf_counter()
                     with torch.no_grad():
@@ -274,21 +283,20 @@ class SelfPlay:
                     inference += time.perf_counter() - t
                     buf.action[rows], buf.log_prob[rows], buf.value[rows] = acts.numpy(), logps.numpy(), values.numpy()
                 if buf.labelled:
-                    for i, g in zip(range(n, n + len(learner)), learner):
+                    for i, g in zip(range(n, n + len(learner)), games.tolist()):
                         state = slots[g].state
                         if state.phase == Phase.PLAY and label_rng.random() < self.solver_fraction:
                             for a, points in self.solver.values(state).items():
                                 buf.target[i, venv.to_canonical(g, a)] = self.reward_scale * points
-                for i, g in zip(range(n, n + len(learner)), learner):
-                    last = slots[g].last
-                    if last[seat[g]] >= 0:
-                        buf.next_index[last[seat[g]]] = i
-                    last[seat[g]] = i
+                seats, previous = seat[games], last[games, seat[games]]
+                linked = previous >= 0
+                buf.next_index[previous[linked]] = np.arange(n, n + len(learner))[linked]
+                last[games, seats] = np.arange(n, n + len(learner))
                 actions[games] = buf.action[rows]
                 n += len(learner)
                 if on_step is not None:
                     on_step(n)
-            for name, group in frozen.items():
+            for name, group in sorted(frozen.items(), key=lambda item: item[1][0]):  # in order of first game
                 t = time.perf_counter()
                 with torch.no_grad():
                     logits = snapshots[name].masked_logits(torch.from_numpy(obs[group]), torch.from_numpy(mask[group]))
@@ -298,19 +306,18 @@ class SelfPlay:
             t = clock()
             obs, mask, seat, _, done, info = venv.step(actions)
             t2 = clock()
-            for g in np.flatnonzero(live):
-                if slots[g].state is not None:
-                    slots[g].state.apply(int(absolute[g]))
+            for g in np.flatnonzero(live & mirror).tolist():
+                slots[g].state.apply(int(absolute[g]))
             engine += t2 - t
             scripted += clock() - t2
-            for g in np.flatnonzero(info["hand_over"] & live):
+            for g in np.flatnonzero(info["hand_over"] & live).tolist():
                 slot = slots[g]
                 hands += 1
                 self._reward_hand(slot, info["hand_result"][g]["points"], buf.reward, margins)
                 if n >= budget:
                     live[g] = False  # this game is done for the update
                 elif done[g]:
-                    slots[g] = self._new_vector_slot(rng, venv, g, mirrored)
+                    new_slot(g)
                 elif slot.state is not None:
                     slot.state.next_hand(deal=venv.current_deal(g))
         return buf.rollout(n, hands, forced, inference, dict(margins), engine, scripted)
