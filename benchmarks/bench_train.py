@@ -4,12 +4,13 @@ Runs the trainer on a config (default ``configs/knock.yaml``) for ``--updates`` 
 the periodic evaluation switched off, in a temporary run folder, and reports:
 
 * end-to-end learner decisions per second (collection plus learning; forced moves, which
-  the collector applies without asking the network, are not counted);
-* the share of time in the environment (game rules, observation encoding, scripted league
-  opponents), in inference (the batched forward passes of the learner and frozen snapshots)
-  and in learning (the PPO epochs); on the vector engine the environment's share split into the
-  engine itself (``VectorEuchre``), the scripted league opponents (their agents and the reference
-  games kept for them) and the collector's own bookkeeping.
+  the collector applies without asking the network, are not counted), over all measured updates
+  and for the median update (a shared machine's slow minutes move the first much more);
+* the share of time in the environment, in inference (the batched forward passes of the learner
+  and frozen snapshots) and in learning (the PPO epochs). On the vector engine the environment is
+  the engine itself (``VectorEuchre``: rules, observations, masks) and the scripted league opponents
+  (their agents and the reference games kept for them), and the collector's own loop (dispatch,
+  buffers, the critic's features) has its own row; on the reference engine the three are one.
 
     .venv/bin/python benchmarks/bench_train.py --updates 20
 """
@@ -19,6 +20,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import statistics
 import tempfile
 import time
 
@@ -41,6 +43,7 @@ def main(argv: list[str] | None = None) -> None:
         ppo = config.ppo
         collect = infer = learn = engine = scripted = 0.0
         decisions = forced = 0
+        rates = []  # each measured update's learner decisions per second
         for update in range(args.updates):
             t0 = time.perf_counter()
             trainer.update = update
@@ -57,6 +60,7 @@ def main(argv: list[str] | None = None) -> None:
             learn += t2 - t1
             decisions += len(rollout)
             forced += rollout.forced
+            rates.append(len(rollout) / (t2 - t0))
         trainer.close()
     total = collect + learn
     print(f"config {os.path.basename(args.config)} ({config.rules.preset}), {args.updates - 1} updates after a "
@@ -66,16 +70,23 @@ def main(argv: list[str] | None = None) -> None:
     print("| measure | value |")
     print("|---|---|")
     print(f"| self-play decisions/s, end to end | {decisions / total:,.0f} |")
+    if rates:  # a shared machine's slow minutes move the total; the median update much less
+        print(f"| end to end, the median update (slowest-fastest) | {statistics.median(rates):,.0f} "
+              f"({min(rates):,.0f}-{max(rates):,.0f}) |")
     print(f"| collection decisions/s (no learning) | {decisions / collect:,.0f} |")
     if config.run.backend == "ray":  # the workers' own times add up over processes running side by side
         print(f"| time in collection ({config.ray.rollout_workers} Ray rollout workers) | {collect / total:.0%} |")
         print(f"| time in learning (PPO epochs) | {learn / total:.0%} |")
         return
-    print(f"| time in the environment (rules, encoding, scripted opponents) | {(collect - infer) / total:.0%} |")
-    if engine:
+    if engine:  # the vector collector times the engine and the scripted seats apart from its own loop
+        print(f"| time in the environment (engine and scripted opponents) | {(engine + scripted) / total:.0%} |")
         print(f"| of which the engine (VectorEuchre: rules, observations, masks) | {engine / total:.0%} |")
         print(f"| of which the scripted opponents and their reference games | {scripted / total:.0%} |")
-        print(f"| of which the collector's bookkeeping | {(collect - infer - engine - scripted) / total:.0%} |")
+        print(f"| time in the collector's own loop (dispatch, buffers, critic features) | "
+              f"{(collect - infer - engine - scripted) / total:.0%} |")
+    else:
+        print(f"| time in the environment (rules, encoding, scripted opponents, the collector's loop) | "
+              f"{(collect - infer) / total:.0%} |")
     print(f"| time in inference (batched forward passes) | {infer / total:.0%} |")
     print(f"| time in learning (PPO epochs) | {learn / total:.0%} |")
 

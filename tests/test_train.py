@@ -128,6 +128,27 @@ def test_rollout_is_legal_and_rewards_end_each_seat_hand(preset, engine):
     assert np.array_equal(again.action, r.action) and np.array_equal(again.obs, r.obs)
 
 
+def test_the_vector_collectors_random_opponent_draws_uniformly_among_the_legal_actions():
+    from euchre_env.training.selfplay import uniform_legal
+
+    mask = np.zeros((30_000, 9), bool)
+    mask[:, [1, 4, 7]] = True
+    mask[::2, 4] = False  # half the rows have two legal actions
+    picks = uniform_legal(mask, np.random.default_rng(0))
+    assert mask[np.arange(len(mask)), picks].all()
+    assert np.allclose(np.bincount(picks[1::2], minlength=9)[[1, 4, 7]] / 15_000, 1 / 3, atol=0.015)
+    assert np.allclose(np.bincount(picks[::2], minlength=9)[[1, 7]] / 15_000, 1 / 2, atol=0.015)
+    rules = Rules.preset("knock")
+    from euchre_env.actions import action_table
+    from euchre_env.observation import Observer
+
+    model = ActorCritic(Observer(rules).size, len(action_table(rules)), [16])
+    sp = SelfPlay(rules, model, 8, {"random": 1}, {"random": make_agent("random")}, reward_scale=1.0)
+    assert sp.uniform == {"random"}
+    r = sp.collect(300, seed=2, update=0)
+    assert len(r.margins["random"]) == r.hands and r.mask[np.arange(len(r)), r.action].all()
+
+
 @pytest.mark.parametrize(("preset", "observation"), [("knock", "structured"), ("multiplayer", "absolute"),
                                                     ("bid", "structured")])
 def test_the_compiled_rule_based_opponent_gives_the_rollout_of_the_python_one(preset, observation):

@@ -58,6 +58,7 @@ import numpy as np
 import torch
 
 from euchre_env.agents.policy import ActorCritic, PolicyNet, sample_actions
+from euchre_env.agents.random_agent import RandomAgent
 from euchre_env.agents.rule_based import RuleBasedAgent
 from euchre_env.agents.rule_based_vector import RuleBasedVector, supports
 from euchre_env.cards import SUITS
@@ -144,6 +145,11 @@ class SelfPlay:
         # their games at once, from the engine's arrays (no reference game kept in step for them).
         self.compiled = {spec for spec, agent in scripted.items()
                          if type(agent) is RuleBasedAgent and supports(rules)} if engine == "vector" else set()
+        # The specs whose agent is the uniformly random one: on the vector engine their games draw a legal action
+        # from the batch's masks, on the collector's own generator (the same distribution as RandomAgent's, other
+        # draws), again with no reference game kept in step.
+        self.uniform = {spec for spec, agent in scripted.items()
+                        if type(agent) is RandomAgent} if engine == "vector" else set()
         self.reward_scale = reward_scale
         self.snapshots: list[tuple[str, PolicyNet]] = []  # (name, frozen actor), oldest first
         self.num_actions = model.num_actions
@@ -175,7 +181,7 @@ class SelfPlay:
             other = self.snapshots[rng.integers(len(self.snapshots))][0] if opponent == PAST else opponent
             seats = [LEARNER if team_of(s) == team else other for s in range(NUM_SEATS)]
             # a scripted agent reads the game's InfoState (the compiled rule-based one reads the engine's arrays)
-            mirrored = mirrored or opponent not in (SELF, PAST, *self.compiled)
+            mirrored = mirrored or opponent not in (SELF, PAST, *self.compiled, *self.uniform)
         state = GameState(self.rules, deal=venv.current_deal(g)) if mirrored else None
         return _Slot(state, seats, opponent, team)
 
@@ -199,11 +205,11 @@ class SelfPlay:
 
         The networks read the batch's observations and masks directly; the rule-based league agent decides
         for all its games at once on its compiled copy (:class:`~euchre_env.agents.rule_based_vector.RuleBasedVector`,
-        the same choices). Games with another scripted seat (and every game when a teacher or the solver reads
-        the true game) keep a reference ``GameState`` in step (``_Slot.state``), dealt the same cards: those
-        agents read its ``InfoState``. Once the
-        budget is reached each game finishes its hand and goes idle (it still steps, on its first legal
-        action, until the last game is done).
+        the same choices), the random one draws from the batch's masks (the same distribution, from the
+        collector's generator). Games with another scripted seat (and every game when a teacher or the solver
+        reads the true game) keep a reference ``GameState`` in step (``_Slot.state``), dealt the same cards:
+        those agents read its ``InfoState``. Once the budget is reached each game finishes its hand and goes
+        idle (it still steps, on its first legal action, until the last game is done).
         """
         rng = np.random.default_rng([seed, update, stream])
         generator = torch.Generator().manual_seed(int(rng.integers(2**62)))
@@ -226,11 +232,15 @@ class SelfPlay:
         compiled = RuleBasedVector(venv) if self.compiled else None
         engine += clock() - t
         # Who decides at each seat of each game, as codes (the per-game Python loop over the slots was a tenth
-        # of an update): LEARNER_CODE, RULES_CODE (the compiled rule-based agent), then one code per frozen
-        # snapshot and one per other scripted spec, asked one game at a time.
-        codes = {name: k for k, name in enumerate([LEARNER, *sorted(self.compiled), *snapshots,
-                                                   *(spec for spec in self.scripted if spec not in self.compiled)])}
-        first_frozen, first_asked = 1 + len(self.compiled), 1 + len(self.compiled) + len(snapshots)
+        # of an update): 0 the learner, then the compiled rule-based specs, the uniformly random ones, one code
+        # per frozen snapshot and one per other scripted spec (asked one game at a time).
+        asked = [spec for spec in self.scripted if spec not in self.compiled | self.uniform]
+        order = [LEARNER, *sorted(self.compiled), *sorted(self.uniform), *snapshots, *asked]
+        codes = {name: k for k, name in enumerate(order)}
+        first_uniform = 1 + len(self.compiled)
+        first_frozen = first_uniform + len(self.uniform)
+        first_asked = first_frozen + len(snapshots)
+        uniform_rng = np.random.default_rng([seed, update, stream, 4])  # its own stream: the rest is unchanged
         names = list(codes)
         controller = np.zeros((self.num_games, NUM_SEATS), np.int64)
         last = np.full((self.num_games, NUM_SEATS), -1, np.int64)  # each seat's last recorded decision this hand
@@ -254,13 +264,18 @@ class SelfPlay:
             forced += int(np.count_nonzero(single & (who == 0)))
             deciding, who = playing[~single], who[~single]
             learner = deciding[who == 0]
-            rule_based = deciding[(who > 0) & (who < first_frozen)]
+            rule_based = deciding[(who > 0) & (who < first_uniform)]
+            uniform = deciding[(who >= first_uniform) & (who < first_frozen)]
             frozen = {names[k]: deciding[who == k] for k in np.unique(who[(who >= first_frozen) & (who < first_asked)])}
             for g, k in zip(deciding[who >= first_asked].tolist(), who[who >= first_asked].tolist()):
                 t = clock()
                 choice = ask_agent(self.scripted[names[k]], slots[g].state, self.observer, names[k])
                 scripted += clock() - t
                 actions[g] = venv.to_canonical(g, choice)
+            if uniform.size:
+                t = clock()
+                actions[uniform] = uniform_legal(mask[uniform], uniform_rng)
+                scripted += clock() - t
             if rule_based.size:
                 t = clock()
                 actions[rule_based] = venv.to_canonical_batch(rule_based, compiled.actions(rule_based))
@@ -463,6 +478,13 @@ class SelfPlay:
                 slot.last[seat] = -1
         if slot.learner_team >= 0:
             margins[slot.opponent].append(team_margin(points, slot.learner_team))
+
+
+def uniform_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One action per row of ``mask [k, num_actions]``, uniform among that row's legal ones: the k-th legal
+    action, k drawn uniformly below the number of legal actions."""
+    pick = (rng.random(len(mask)) * mask.sum(1)).astype(np.int64)
+    return (mask.cumsum(1) > pick[:, None]).argmax(1)
 
 
 class _Buffers:
