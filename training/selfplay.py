@@ -2,8 +2,9 @@
 
 Two engines (``engine``, the config's ``run.engine``): ``"vector"`` steps every game at once on
 :class:`~euchre_env.vector.VectorEuchre` and hands the networks its observation and mask arrays, which
-are exactly those of ``euchre_env.env`` with the same ``observation`` option; games with a scripted seat
-keep a reference :class:`~euchre_env.engine.GameState` in step for the scripted agents, which read an
+are exactly those of ``euchre_env.env`` with the same ``observation`` option; the rule-based and random
+league agents decide for all their games from the batch's arrays, and games with another scripted seat
+keep a reference :class:`~euchre_env.engine.GameState` in step for that agent, which reads an
 ``InfoState``. ``"reference"`` drives one ``GameState`` per game and encodes with the env's own
 observer (``observation``: ``"absolute"`` or ``"structured"``,
 :func:`~euchre_env.structured.make_observer`); runs saved before the vector engine existed resume on it,
