@@ -14,7 +14,6 @@ trainer logs it. If every worker dies the update raises, rather than train on no
 
 from __future__ import annotations
 
-import contextlib
 import time
 from collections import defaultdict
 from typing import Any
@@ -105,13 +104,28 @@ class RayCollector:
             ray.kill(worker, no_restart=True)
         self.workers = []
 
-    def collect(self, budget: int, seed: int, update: int, model: Any, snapshots: list[tuple[str, Any]]) -> Rollout:
+    def _await_restart(self, k: int) -> None:
+        """Wait (at most RESTART_WAIT seconds) until worker ``k`` answers again; still down, the update goes on
+        without it. A call sent before Ray has seen the death fails at once, so it is sent again until then."""
         import ray
         from ray.exceptions import GetTimeoutError, RayActorError
 
+        deadline = time.monotonic() + RESTART_WAIT
+        while time.monotonic() < deadline:
+            try:
+                ray.get(self.workers[k].ready.remote(), timeout=max(0.1, deadline - time.monotonic()))
+                return
+            except GetTimeoutError:
+                return
+            except RayActorError:
+                time.sleep(0.5)
+
+    def collect(self, budget: int, seed: int, update: int, model: Any, snapshots: list[tuple[str, Any]]) -> Rollout:
+        import ray
+        from ray.exceptions import RayActorError
+
         for k in self.died:  # lost last update: let Ray finish restarting it (bounded) before sending it work
-            with contextlib.suppress(RayActorError, GetTimeoutError):  # still down: the update goes on without it
-                ray.get(self.workers[k].ready.remote(), timeout=RESTART_WAIT)
+            self._await_restart(k)
         weights = ray.put({k: v.detach().clone() for k, v in model.state_dict().items()})
         key = tuple(name for name, _ in snapshots)
         if key != self._league_key:  # the league changed (a snapshot added or dropped): send it once
