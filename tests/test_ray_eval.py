@@ -118,15 +118,6 @@ class ChoosesNonsense:
     def reset(self, seed: int | None = None) -> None:
         pass
 
-    def _first_to_die(self) -> bool:
-        # Created atomically: two workers reaching their fifth action together must not both die (an
-        # exists-then-create check let both through once, and the test saw two chunks played again).
-        try:
-            os.close(os.open(self.flag, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-        except FileExistsError:
-            return False
-        return True
-
     def act(self, observation, info) -> int:
         return 10**6
 
