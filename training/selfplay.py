@@ -242,7 +242,6 @@ class SelfPlay:
         first_frozen = first_uniform + len(self.uniform)
         first_asked = first_frozen + len(snapshots)
         uniform_rng = np.random.default_rng([seed, update, stream, 4])  # its own stream: the rest is unchanged
-        names = list(codes)
         controller = np.zeros((self.num_games, NUM_SEATS), np.int64)
         last = np.full((self.num_games, NUM_SEATS), -1, np.int64)  # each seat's last recorded decision this hand
         mirror = np.zeros(self.num_games, bool)  # the game keeps a reference GameState in step
@@ -267,10 +266,10 @@ class SelfPlay:
             learner = deciding[who == 0]
             rule_based = deciding[(who > 0) & (who < first_uniform)]
             uniform = deciding[(who >= first_uniform) & (who < first_frozen)]
-            frozen = {names[k]: deciding[who == k] for k in np.unique(who[(who >= first_frozen) & (who < first_asked)])}
+            frozen = {order[k]: deciding[who == k] for k in np.unique(who[(who >= first_frozen) & (who < first_asked)])}
             for g, k in zip(deciding[who >= first_asked].tolist(), who[who >= first_asked].tolist()):
                 t = clock()
-                choice = ask_agent(self.scripted[names[k]], slots[g].state, self.observer, names[k])
+                choice = ask_agent(self.scripted[order[k]], slots[g].state, self.observer, order[k])
                 scripted += clock() - t
                 actions[g] = venv.to_canonical(g, choice)
             if uniform.size:
