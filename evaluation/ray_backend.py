@@ -5,8 +5,8 @@ depend only on the master seed and its index (:mod:`.seeds`), so the records are
 backend whatever the number of workers, the chunk size or the order the chunks finish in.
 
 - Checkpoint agents travel through Ray's object store: the driver puts each ``.pt`` file's bytes once;
-  a worker writes them to a file of its own (once per worker process and checkpoint) and plays it under the
-  original spec's name. No shared file system is needed.
+  a worker reads them once per process (through a temporary file it removes at once) and plays the network
+  under the original spec's name. No shared file system is needed.
 - A chunk whose worker dies (killed, out of memory, its node lost) is submitted again; its records are
   taken once, from the attempt that finished. :func:`play_match_ray` returns how many resubmissions there
   were. An exception raised by the agents themselves (an illegal action, a game that never ends) is not a
@@ -20,18 +20,20 @@ Ray is imported only here (the ``ray`` extra); ``euchre_env`` and the local back
 
 from __future__ import annotations
 
-import hashlib
 import os
 import socket
 import tempfile
 from dataclasses import replace
 from typing import Any
 
-from euchre_env.agents.registry import CHECKPOINT_SUFFIX, make_agent
+from euchre_env.agents.registry import CHECKPOINT_SUFFIX
 from euchre_env.evaluation.match import DealRecord, Match, MatchRunner
 from euchre_env.evaluation.progress import Progress, RunningMargin
 
 MAX_RESUBMITS = 3  # per chunk: a chunk whose worker dies more often than this fails the match
+
+
+_PLAYED: dict[str, tuple[Any, Any, str]] = {}  # object id -> (actor, rules, observation): read once per process
 
 
 class ShippedCheckpoint:
@@ -41,19 +43,29 @@ class ShippedCheckpoint:
         self.name, self.ref = spec, ref
 
     def __call__(self, seed: int | None) -> Any:
-        return make_agent(self._local_file(), seed, name=self.name)
+        from euchre_env.agents.neural import NeuralAgent  # torch: only checkpoints need it
 
-    def _local_file(self) -> str:
+        actor, rules, observation = self._played()
+        return NeuralAgent(actor, rules, observation=observation, seed=seed, name=self.name)
+
+    def _played(self) -> tuple[Any, Any, str]:
+        """The checkpoint read and checked as a file is (``load_checkpoint``), once per worker process; the file
+        it goes through is removed at once (one per worker and checkpoint was left in the temp folder)."""
         import ray
 
-        data = ray.get(self.ref)
-        digest = hashlib.sha256(data).hexdigest()[:16]
-        path = os.path.join(tempfile.gettempdir(), f"euchre-{os.getpid()}-{digest}{CHECKPOINT_SUFFIX}")
-        if not os.path.exists(path):
-            with open(path + ".part", "wb") as f:
-                f.write(data)
-            os.replace(path + ".part", path)
-        return path
+        from euchre_env.agents.checkpoint import build_model, load_checkpoint  # torch: only checkpoints need it
+
+        key = self.ref.hex()
+        if key not in _PLAYED:
+            fd, path = tempfile.mkstemp(prefix="euchre-", suffix=CHECKPOINT_SUFFIX)
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(ray.get(self.ref))
+                data = load_checkpoint(path)
+                _PLAYED[key] = (build_model(data, path), data["rules"], data["observation"])
+            finally:
+                os.remove(path)
+        return _PLAYED[key]
 
 
 def connect(address: str | None, workers: int) -> int:

@@ -69,6 +69,16 @@ def test_ray_gives_the_local_backends_records(a: str, b: str, episode: str, n: i
     assert (on_ray.backend, on_ray.workers, on_ray.retries, local.backend) == ("ray", 2, 0, "local")
 
 
+def test_the_workers_leave_no_checkpoint_file_behind() -> None:
+    import glob
+    import tempfile
+
+    left = set(glob.glob(os.path.join(tempfile.gettempdir(), "euchre-*.pt")))
+    on_ray = evaluate(CHECKPOINT, "random", "knock", n=8, seed=3, workers=2, chunk=2, backend="ray")
+    assert on_ray.hands == 16 and on_ray.agent_a == CHECKPOINT
+    assert set(glob.glob(os.path.join(tempfile.gettempdir(), "euchre-*.pt"))) <= left
+
+
 def test_a_killed_worker_s_chunk_is_played_again_and_nothing_is_lost_or_counted_twice(tmp_path) -> None:
     flag = str(tmp_path / "died")
     on_ray = evaluate("rules", DiesOnce(flag), "knock", n=30, seed=5, workers=2, chunk=6, backend="ray")
