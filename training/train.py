@@ -59,6 +59,7 @@ from euchre_env.agents.policy import PolicyNet, fastest_precision
 from euchre_env.agents.registry import make_agent
 from euchre_env.evaluation import MatchResult, evaluate
 from euchre_env.evaluation.progress import progress_bar
+from euchre_env.training.allocator import keep_freed_memory
 from euchre_env.training.build import make_model, make_oracle, make_selfplay, scripted_agents
 from euchre_env.training.config import (
     AUTO_PRECISION,
@@ -95,6 +96,7 @@ class Trainer:
         self.log = log or (lambda text: tqdm.write(text, file=sys.stderr))
         self.rules = config.make_rules()
         torch.set_num_threads(config.run.torch_threads)
+        keep_freed_memory()  # the PPO minibatches' activations without page faults (training/allocator.py)
         if config.ppo.matmul_precision == AUTO_PRECISION:  # before config.yaml is written: the run keeps the choice
             config.ppo.matmul_precision = fastest_precision()
             self.log(f"ppo.matmul_precision auto: {config.ppo.matmul_precision}, the faster product on this machine")
