@@ -13,12 +13,12 @@ import contextlib
 import itertools
 import time
 from collections.abc import Iterator
-from typing import Any
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
+from euchre_env.agents.cpu_kernels import tanh
 from euchre_env.agents.sparse_input import SparseInputLinear, SparseRows, sparse_input
 
 ILLEGAL_LOGIT = -1e9  # finite, so that 0 * logit stays 0 in the entropy (inf would give nan)
@@ -51,7 +51,7 @@ class DenseLinear(nn.Linear):
         if self.compute_dtype is torch.float32:
             return super().forward(x)
         low = self.compute_dtype
-        return F.linear(x.to(low), self.weight.to(low), self.bias.to(low)).float()
+        return F.linear(x.to(low), self.weight.to(low), self.bias.to(low))
 
 
 def fastest_precision(rows: int = 4096, width: int = 256, repeats: int = 5) -> str:
@@ -87,30 +87,13 @@ def matmul_precision(model: nn.Module, precision: str) -> Iterator[None]:
             del m.compute_dtype  # back to the class's float32
 
 
-class _TanhFunction(torch.autograd.Function):
-    @staticmethod
-    def forward(ctx: Any, x: torch.Tensor) -> torch.Tensor:
-        y = torch.sigmoid(x * 2).mul_(2).sub_(1)
-        ctx.save_for_backward(y)
-        return y
-
-    @staticmethod
-    def backward(ctx: Any, grad: torch.Tensor) -> torch.Tensor:
-        (y,) = ctx.saved_tensors
-        return torch.ops.aten.tanh_backward(grad, y)
-
-
 class Tanh(nn.Module):
-    """``nn.Tanh`` as ``2 sigmoid(2x) - 1``: torch's CPU tanh takes ~8x as long as its sigmoid (1.3 ms of a
-    4,096 x 256 batch against 0.17), and the two agree to 2e-7. The same function; no parameters, so the
-    state dict is ``nn.Tanh``'s."""
+    """``nn.Tanh`` in one pass over a CPU batch (:func:`~euchre_env.agents.cpu_kernels.tanh`: torch's CPU tanh
+    takes ~10x as long as its sigmoid), bfloat16 in, bfloat16 out; within 2e-7 of torch's. No parameters, so
+    the state dict is ``nn.Tanh``'s."""
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if x.device.type != "cpu":
-            return torch.tanh(x)
-        if torch.is_grad_enabled() and x.requires_grad:
-            return _TanhFunction.apply(x)
-        return torch.sigmoid(x * 2).mul_(2).sub_(1)  # inference: the same numbers, no autograd node
+        return tanh(x)
 
 
 def _init(layer: nn.Linear, gain: float) -> nn.Linear:
@@ -120,7 +103,25 @@ def _init(layer: nn.Linear, gain: float) -> nn.Linear:
     return layer
 
 
-class PolicyNet(nn.Sequential):
+class _MLP(nn.Sequential):
+    """``[SparseInputLinear, Tanh, (DenseLinear, Tanh)..., DenseLinear]``, run with the first layer's tanh done in
+    its gather (:meth:`SparseInputLinear.forward_tanh`) and the hidden activations in the dense layers'
+    ``compute_dtype``; the output is float32. The modules are those of ``nn.Sequential`` (so the state dict and
+    checkpoints are unchanged); only the order of their work is fused."""
+
+    def hidden_activations(self, x: torch.Tensor | SparseRows) -> torch.Tensor:
+        """The last hidden layer's activations, in the dense layers' compute dtype."""
+        layers = list(self)
+        h = layers[0].forward_tanh(x, layers[-1].compute_dtype)
+        for layer in layers[2:-1]:
+            h = layer(h)
+        return h
+
+    def forward(self, x: torch.Tensor | SparseRows) -> torch.Tensor:
+        return self[-1](self.hidden_activations(x)).float()
+
+
+class PolicyNet(_MLP):
     """The actor: ``[batch, obs_size]`` observations -> ``[batch, num_actions]`` logits.
 
     It is all that plays a checkpoint: a :class:`~euchre_env.agents.neural.NeuralAgent` holds a
@@ -136,14 +137,8 @@ class PolicyNet(nn.Sequential):
     def masked_logits(self, obs: torch.Tensor | SparseRows, mask: torch.Tensor) -> torch.Tensor:
         return torch.where(mask, self(obs), ILLEGAL_LOGIT)
 
-    def features(self, obs: torch.Tensor) -> torch.Tensor:
-        """The last hidden layer's activations (``self(obs)`` is the output layer applied to them)."""
-        for layer in list(self)[:-1]:
-            obs = layer(obs)
-        return obs
 
-
-class ValueNet(nn.Sequential):
+class ValueNet(_MLP):
     """The critic: ``[batch, input_size]`` -> ``[batch]`` values (training only)."""
 
     def __init__(self, input_size: int, hidden: list[int]) -> None:
@@ -181,8 +176,9 @@ class ActorCritic(nn.Module):
         """``(masked logits, per-action values of the solver head)``, from one pass through the actor."""
         if self.solver_head is None:
             raise ValueError("this ActorCritic has no solver head (build it with solver_head=True)")
-        features = self.actor.features(obs)
-        return torch.where(mask, self.actor[-1](features), ILLEGAL_LOGIT), self.solver_head(features)
+        features = self.actor.hidden_activations(obs)
+        logits = self.actor[-1](features).float()
+        return torch.where(mask, logits, ILLEGAL_LOGIT), self.solver_head(features).float()
 
     def masked_logits(self, obs: torch.Tensor | SparseRows, mask: torch.Tensor) -> torch.Tensor:
         return self.actor.masked_logits(obs, mask)

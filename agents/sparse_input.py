@@ -8,7 +8,10 @@ multiply-adds of a PPO minibatch, forward and backward. :class:`SparseInputLinea
 the weight rows of the non-zero inputs instead of multiplying by the zeros, and whose backward pass forms
 the weight gradient from the same entries. It computes the same function as
 ``nn.Linear`` up to the order of float additions; ``tests/test_sparse_input.py`` holds the two equal,
-forward and backward.
+forward and backward. :meth:`SparseInputLinear.forward_tanh` is the layer followed by its tanh, which the
+networks use: the tanh (and, for a next product in bfloat16, the rounding) is applied to each row while the
+gather has it in the cache, rather than in passes of its own over the whole batch
+(``tests/test_cpu_kernels.py``).
 
 The fast path needs a float32 CPU matrix that does not itself require a gradient (an observation);
 anything else (a GPU tensor, an input with a gradient, a dense input) goes through ``F.linear``. Each
@@ -23,20 +26,18 @@ from __future__ import annotations
 
 from typing import Any
 
-import numba
 import numpy as np
 import torch
 import torch.nn.functional as F
 from numba import prange
 from torch import nn
 
-from euchre_env.numba_builds import start_thread_pool, two_builds
+from euchre_env.agents.cpu_kernels import FAST, NO_ROWS, Kernel, bfloat16_bits, from_bits, tanh32, tanh_grad
+from euchre_env.agents.cpu_kernels import tanh as cpu_tanh
 
 # Above this share of non-zero inputs the gather is no cheaper than the dense product (measured on 2 cores:
 # at 6% it is ~4x cheaper forward and backward).
 MAX_DENSITY = 0.25
-# Below this many non-zero entries (about 400 observations) a batch runs on one thread.
-PARALLEL_ENTRIES = 20_000
 
 
 def _nonzeros_py(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -64,8 +65,11 @@ def _nonzeros_py(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _gather_rows_py(ptr: np.ndarray, col: np.ndarray, val: np.ndarray, weight_t: np.ndarray, bias: np.ndarray,
-                 out: np.ndarray) -> None:
-    """``out[i] = bias + sum over row i's entries of value * weight_t[column]``."""
+                    tanh: bool, out: np.ndarray, low: np.ndarray) -> None:
+    """``out[i] = bias + sum over row i's entries of value * weight_t[column]``, then (``tanh``) its tanh, and
+    (where ``low`` has rows) ``low[i]`` the same row as bfloat16 bits: the activation fused while the row is
+    in the cache, instead of passes over the whole batch."""
+    to_low = low.shape[0] > 0
     for i in prange(out.shape[0]):
         acc = out[i]  # summed in place: a copy of the bias per row was an allocation per row (8% of the time)
         for h in range(acc.size):
@@ -74,15 +78,23 @@ def _gather_rows_py(ptr: np.ndarray, col: np.ndarray, val: np.ndarray, weight_t:
             v, w = val[p], weight_t[col[p]]
             for h in range(acc.size):
                 acc[h] += v * w[h]
+        if tanh:
+            for h in range(acc.size):
+                acc[h] = tanh32(acc[h])
+        if to_low:
+            o = low[i]
+            for h in range(acc.size):
+                o[h] = bfloat16_bits(acc[h])
 
 
 def _weight_grad_t_py(ptr: np.ndarray, col: np.ndarray, val: np.ndarray, bounds: np.ndarray, grad_out: np.ndarray,
-                   grad_t: np.ndarray) -> None:
+                      grad_t: np.ndarray) -> None:
     """``grad_t[j] = sum over the entries (i, j, v) of v * grad_out[i]``: the weight gradient, transposed.
 
     Task ``t`` owns the columns ``bounds[t]..bounds[t + 1]`` and scans every row for them (the scan is
     cheap; the rows of ``grad_out`` are then read in order), so no two tasks write the same row and the
-    sums run in row order whatever the number of threads."""
+    sums run in row order whatever the number of threads. (Forming the tanh's gradient here, row by row,
+    was slower than its own pass: 1.8 ms against 1.2 ms for this kernel on a 4,096-row minibatch.)"""
     for t in prange(bounds.size - 1):
         lo, hi = bounds[t], bounds[t + 1]
         for j in range(lo, hi):
@@ -133,32 +145,11 @@ def _hstack_py(ptr_a: np.ndarray, col_a: np.ndarray, val_a: np.ndarray, width_a:
     return ptr, col, val
 
 
-class _Kernel:
-    """A kernel in two builds: parallel (on as many threads as torch uses, ``run.torch_threads``) for
-    large batches, serial for small ones, where starting a parallel region costs more than it saves and
-    the idle threads spin beside the caller's Python work (a collector's inference of a few games)."""
-
-    def __init__(self, fn: Any, fastmath: bool = False, allocates: bool = True) -> None:
-        self.parallel, self.serial = two_builds(fn, allocates, fastmath=fastmath)
-
-    def __call__(self, entries: int, *args: Any) -> Any:
-        threads = min(torch.get_num_threads(), numba.config.NUMBA_NUM_THREADS)
-        if threads < 2 or entries < PARALLEL_ENTRIES:
-            return self.serial(*args)
-        start_thread_pool()  # keeps torch's thread count; the evaluation's pools then start from a forkserver
-        saved = numba.get_num_threads()
-        numba.set_num_threads(threads)
-        try:
-            return self.parallel(*args)
-        finally:
-            numba.set_num_threads(saved)
-
-
-_nonzeros = _Kernel(_nonzeros_py)
-_gather_rows = _Kernel(_gather_rows_py, fastmath=True, allocates=False)
-_weight_grad_t = _Kernel(_weight_grad_t_py, fastmath=True, allocates=False)
-_select = _Kernel(_select_py)
-_hstack = _Kernel(_hstack_py)
+_nonzeros = Kernel(_nonzeros_py)
+_gather_rows = Kernel(_gather_rows_py, fastmath=FAST, allocates=False)
+_weight_grad_t = Kernel(_weight_grad_t_py, fastmath=True, allocates=False)
+_select = Kernel(_select_py)
+_hstack = Kernel(_hstack_py)
 
 
 class SparseRows:
@@ -216,27 +207,34 @@ def sparse_input(x: torch.Tensor) -> torch.Tensor | SparseRows:
     return rows if rows.density <= MAX_DENSITY else x
 
 
-def _product(x: SparseRows, weight_t: np.ndarray, weight: torch.Tensor, bias: torch.Tensor | None) -> torch.Tensor:
+def _product(x: SparseRows, weight_t: np.ndarray, weight: torch.Tensor, bias: torch.Tensor | None, tanh: bool,
+             low: bool) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(the layer's output, its float32 values)``: ``x W^T + b``, then its tanh where ``tanh``, returned as
+    bfloat16 where ``low`` (else the float32 values themselves)."""
     b = np.zeros(weight.shape[0], np.float32) if bias is None else bias.detach().numpy()
     out = np.empty((len(x), weight.shape[0]), np.float32)
-    _gather_rows(x.col.size, x.ptr, x.col, x.val, weight_t, b, out)
-    return torch.from_numpy(out)
+    low_rows = np.empty(out.shape, np.uint16) if low else NO_ROWS
+    _gather_rows(x.col.size, x.ptr, x.col, x.val, weight_t, b, tanh, out, low_rows)
+    values = torch.from_numpy(out)
+    return (from_bits(low_rows) if low else values), values
 
 
 class _SparseInputMatmul(torch.autograd.Function):
     @staticmethod
-    def forward(ctx: Any, x: SparseRows, weight_t: np.ndarray, weight: torch.Tensor, bias: torch.Tensor | None
-                ) -> torch.Tensor:
-        ctx.x = x
-        ctx.has_bias = bias is not None
-        return _product(x, weight_t, weight, bias)
+    def forward(ctx: Any, x: SparseRows, weight_t: np.ndarray, weight: torch.Tensor, bias: torch.Tensor | None,
+                tanh: bool, low: bool) -> torch.Tensor:
+        result, values = _product(x, weight_t, weight, bias, tanh, low)
+        ctx.x, ctx.has_bias, ctx.tanh = x, bias is not None, tanh
+        ctx.save_for_backward(values if tanh else None)  # the tanh's gradient needs its output
+        return result
 
     @staticmethod
-    def backward(ctx: Any, grad_out: torch.Tensor) -> tuple[None, None, torch.Tensor | None, torch.Tensor | None]:
+    def backward(ctx: Any, grad_out: torch.Tensor) -> tuple[torch.Tensor | None, ...]:
+        x = ctx.x
+        (y,) = ctx.saved_tensors
+        g = tanh_grad(grad_out, y) if ctx.tanh else grad_out.float().contiguous()  # before the tanh, float32
         grad_weight = grad_bias = None
-        g = grad_out.contiguous()
         if ctx.needs_input_grad[2]:
-            x = ctx.x
             grad_t = np.empty((x.num_features, g.shape[1]), np.float32)
             per_column = np.zeros(x.num_features + 1, np.int64)
             per_column[1:] = np.cumsum(np.bincount(x.col, minlength=x.num_features))
@@ -245,7 +243,7 @@ class _SparseInputMatmul(torch.autograd.Function):
             grad_weight = torch.from_numpy(grad_t).t()
         if ctx.has_bias and ctx.needs_input_grad[3]:
             grad_bias = g.sum(0)
-        return None, None, grad_weight, grad_bias
+        return None, None, grad_weight, grad_bias, None, None
 
 
 def _balanced_chunks(per_column: np.ndarray, k: int) -> np.ndarray:
@@ -266,18 +264,30 @@ class SparseInputLinear(nn.Linear):
     """
 
     def forward(self, x: torch.Tensor | SparseRows) -> torch.Tensor:
+        return self._apply_to(x, tanh=False, dtype=torch.float32)
+
+    def forward_tanh(self, x: torch.Tensor | SparseRows, dtype: torch.dtype = torch.float32) -> torch.Tensor:
+        """``tanh(self(x))`` in ``dtype`` (float32, or bfloat16 for a next layer that multiplies in it), with the
+        tanh and the rounding done in the gather's pass over each row (the same numbers as
+        :func:`~euchre_env.agents.cpu_kernels.tanh` on ``self(x)``; its gradient likewise)."""
+        return self._apply_to(x, tanh=True, dtype=dtype)
+
+    def _apply_to(self, x: torch.Tensor | SparseRows, tanh: bool, dtype: torch.dtype) -> torch.Tensor:
         if not isinstance(x, SparseRows):
-            if self.weight.dtype != torch.float32:
-                return F.linear(x, self.weight, self.bias)
-            x = sparse_input(x)
-            if not isinstance(x, SparseRows):
-                return F.linear(x, self.weight, self.bias)
+            rows = sparse_input(x) if self.weight.dtype == torch.float32 else x
+            if not isinstance(rows, SparseRows):  # not made for the gather: the dense product
+                y = F.linear(x, self.weight, self.bias)
+                return (cpu_tanh(y) if tanh else y).to(dtype)
+            x = rows
         if x.num_features != self.in_features:
             raise ValueError(f"SparseInputLinear: rows of {x.num_features} features, layer takes {self.in_features}")
+        if dtype not in (torch.float32, torch.bfloat16):
+            raise ValueError(f"SparseInputLinear: output dtype must be float32 or bfloat16, got {dtype}")
+        low = dtype == torch.bfloat16
         trained = self.weight.requires_grad or (self.bias is not None and self.bias.requires_grad)
         if torch.is_grad_enabled() and trained:
-            return _SparseInputMatmul.apply(x, self._weight_t(), self.weight, self.bias)
-        return _product(x, self._weight_t(), self.weight, self.bias)  # inference: no autograd node to build
+            return _SparseInputMatmul.apply(x, self._weight_t(), self.weight, self.bias, tanh, low)
+        return _product(x, self._weight_t(), self.weight, self.bias, tanh, low)[0]  # inference: no autograd node
 
     def _weight_t(self) -> np.ndarray:
         # The kernels read the weight a row per input feature. Kept between calls while the weight is
