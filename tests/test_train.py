@@ -124,6 +124,10 @@ def test_rollout_is_legal_and_rewards_end_each_seat_hand(preset, engine):
     assert (r.reward[r.next_index >= 0] == 0).all()  # only a seat's last decision of a hand is rewarded
     if preset == "knock":  # a knock hand always scores for one side: no zero margins
         assert (r.reward[r.next_index < 0] != 0).all()
+    with torch.no_grad():  # the values are the critic's of the recorded decisions (one pass after the collection)
+        values = model.value(torch.from_numpy(r.obs), torch.from_numpy(r.extra)).numpy()
+    np.testing.assert_allclose(r.value, values, rtol=0, atol=1e-6)
+    assert r.value.std() > 0
     again = sp.collect(400, seed=3, update=0)
     assert np.array_equal(again.action, r.action) and np.array_equal(again.obs, r.obs)
 
