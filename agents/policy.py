@@ -14,11 +14,12 @@ import itertools
 import time
 from collections.abc import Iterator
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from euchre_env.agents.cpu_kernels import tanh
+from euchre_env.agents.cpu_kernels import sample_rows, tanh
 from euchre_env.agents.sparse_input import SparseInputLinear, SparseRows, sparse_input
 
 ILLEGAL_LOGIT = -1e9  # finite, so that 0 * logit stays 0 in the entropy (inf would give nan)
@@ -200,7 +201,17 @@ class ActorCritic(nn.Module):
 def sample_actions(
     logits: torch.Tensor, generator: torch.Generator | None = None, greedy: bool = False
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Actions drawn from masked ``logits`` (or their argmax) and their log-probabilities."""
+    """Actions drawn from masked ``logits`` (or their argmax) and their log-probabilities.
+
+    On a CPU float32 batch the draw is one Numba pass (:data:`~euchre_env.agents.cpu_kernels.sample_rows`: a
+    uniform from ``generator`` per row, inverted through the softmax's CDF); elsewhere ``torch.multinomial``.
+    Both are exact draws from the softmax; they take different numbers from the generator."""
+    if not greedy and logits.device.type == "cpu" and logits.dtype == torch.float32 and logits.dim() == 2:
+        rows = logits.detach().contiguous().numpy()
+        uniforms = torch.rand(rows.shape[0], generator=generator, dtype=torch.float64).numpy()
+        actions, log_probs = np.empty(rows.shape[0], np.int64), np.empty(rows.shape[0], np.float32)
+        sample_rows(rows.size, rows, uniforms, actions, log_probs)
+        return torch.from_numpy(actions), torch.from_numpy(log_probs)
     log_probs = torch.log_softmax(logits, dim=-1)
     if greedy:
         actions = logits.argmax(dim=-1)
