@@ -7,8 +7,8 @@ sigmoid), ``2 sigmoid(2x) - 1`` is four passes, and a bfloat16 product adds a co
 it. The kernels here do that work in one pass over a row while it is in the cache:
 
 - :func:`tanh32`: tanh from the exponential, ``1 - 2 / (exp(2x) + 1)``, with the exponential split into a power
-  of two and a degree-7 Taylor polynomial of the remainder (|r| <= ln 2 / 2, so its error is below 1e-8):
-  plain arithmetic that the compiler turns into vector instructions. Within 2e-7 of torch's tanh, as the
+  of two and a degree-7 Taylor polynomial of the remainder (|r| <= ln 2 / 2; within 1e-7 relative over the
+  range used): plain arithmetic that the compiler turns into vector instructions. Within 2e-7 of torch's tanh, as the
   sigmoid form is; a NaN stays a NaN.
 - :func:`bfloat16_bits` / :func:`widen`: a float32 rounded to bfloat16 (to nearest, ties to even: torch's
   conversion, bit for bit) and back, on the 16-bit patterns, which NumPy holds as ``uint16`` and torch views
@@ -98,21 +98,27 @@ else:
 
 
 _LOG2E = np.float32(1.4426950408889634)
-_LN2 = np.float32(0.6931471805599453)
+# ln 2 in two parts (Cody and Waite): the first has few enough bits that k * _LN2_HI is exact in float32, so
+# the remainder keeps its precision for the large k of the sampler's exponents (down to -87)
+_LN2_HI = np.float32(0.693359375)
+_LN2_LO = np.float32(0.6931471805599453 - 0.693359375)
 _TANH_ONE = np.float32(10.0)  # tanh(10) is 1 - 4e-9: 1.0 in float32; exp(20) is far from overflowing
 
 
 @njit(inline="always")
 def _exp32(x: float) -> float:
-    """exp(x) for |x| <= 18: 2^k times a Taylor polynomial of exp(r), r = x - k ln 2 in [-ln 2 / 2, ln 2 / 2]."""
+    """exp(x) for -87 < x <= 20 (within 3e-7, relative): 2^k times a Taylor polynomial of exp(r),
+    r = x - k ln 2 in [-ln 2 / 2, ln 2 / 2]."""
     k = np.floor(x * _LOG2E + np.float32(0.5))
-    r = x - k * _LN2
+    r = (x - k * _LN2_HI) - k * _LN2_LO
     p = np.float32(1 / 5040)
     for c in (1 / 720, 1 / 120, 1 / 24, 1 / 6, 1 / 2, 1.0, 1.0):  # unrolled by the compiler
         p = p * r + np.float32(c)
     return p * _float_from_bits(np.uint32((np.int32(k) + 127) << 23))
 
 
+# Numba's disk cache keys a kernel by its own file: after changing a function here, clear the caches of the
+# kernels in other files that inline it (agents/__pycache__/sparse_input.*.nb*).
 @njit(inline="always")
 def tanh32(x: float) -> float:
     """tanh of a float32, within 2e-7 of torch's."""

@@ -116,27 +116,14 @@ def test_the_fused_network_gives_the_unfused_numbers(precision: str) -> None:
     ref_logits = _unfused(model.actor, obs, low)
     ref_value = _unfused(model.critic, torch.cat([obs, extra], 1), low).squeeze(-1)
     (ref_logits.sum() + ref_value.sum()).backward()
-    tol = 1e-5 if precision == "float32" else 1e-2
-    torch.testing.assert_close(logits, ref_logits, rtol=tol, atol=tol)
-    torch.testing.assert_close(value, ref_value, rtol=tol, atol=tol)
+    # relative to the whole tensor: float32 differs by the tanh's 2e-7; bfloat16 also where an activation within
+    # 2e-7 of a rounding boundary rounds the other way (measured: 1e-4 to 5e-4 on [256, 256] networks)
+    tol = 1e-5 if precision == "float32" else 3e-3
+
+    def relative(a: torch.Tensor, b: torch.Tensor) -> float:
+        return float((a - b).detach().norm() / max(float(b.detach().norm()), 1e-12))
+
+    assert relative(logits, ref_logits) < tol and relative(value, ref_value) < tol
     for name, p in model.named_parameters():
-        torch.testing.assert_close(fused[name], p.grad, rtol=tol, atol=tol * 10, msg=name)
+        assert relative(fused[name], p.grad) < tol, name
     np.testing.assert_array_equal(np.isfinite(logits.detach().numpy()), True)
-
-
-def test_sampled_actions_follow_the_softmax_and_carry_its_log_probabilities() -> None:
-    from euchre_env.agents.policy import ILLEGAL_LOGIT, sample_actions
-
-    g = torch.Generator().manual_seed(6)
-    logits = torch.tensor([[2.0, 0.0, -1.0, 5.0, 0.5]]).repeat(40_000, 1)
-    mask = torch.tensor([[True, True, True, False, True]]).repeat(40_000, 1)
-    masked = torch.where(mask, logits, ILLEGAL_LOGIT)
-    actions, log_probs = sample_actions(masked, g)
-    assert mask[torch.arange(40_000), actions].all()  # the illegal action (the largest logit) is never drawn
-    expected = torch.softmax(masked[0], -1)
-    frequencies = torch.bincount(actions, minlength=5).double() / 40_000
-    assert (frequencies - expected).abs().max() < 0.01  # 4 standard errors at the largest probability
-    torch.testing.assert_close(log_probs, torch.log_softmax(masked, -1).gather(1, actions[:, None]).squeeze(1),
-                               rtol=0, atol=1e-6)
-    again = sample_actions(masked, torch.Generator().manual_seed(6))[0]
-    assert torch.equal(actions, again)  # the generator's stream decides the draws

@@ -19,7 +19,8 @@ is the identity. Scripted league agents act on the engine's absolute ids as in t
 
 Oracle critic. With an :class:`~euchre_env.training.oracle.Oracle` each learner decision also
 records the privileged features of its state (``Rollout.extra``) for the critic; the actor's
-input is the observation alone.
+input is the observation alone. The critic chooses nothing, so its values (``Rollout.value``) are
+computed in one batched pass over the rollout once the collection is over, not at every step.
 
 Solver targets. With a :class:`~euchre_env.training.solver_targets.SolverTargets` a share of the
 learner's play decisions also records the double-dummy value of each legal card on the true deal
