@@ -46,7 +46,10 @@ class Kernel:
     the idle threads spin beside the caller's Python work (a collector's inference of a few games)."""
 
     def __init__(self, fn: Any, fastmath: bool | set[str] = False, allocates: bool = True) -> None:
-        self.parallel, self.serial = two_builds(fn, allocates, fastmath=fastmath)
+        # NumPy's error model: a float division by zero gives inf rather than raising. Python's (njit's default)
+        # puts a check before every division, which kept the serial build's tanh loop from being vectorised
+        # (40 us against 7 us on 58 x 256); parallel builds use NumPy's model already.
+        self.parallel, self.serial = two_builds(fn, allocates, fastmath=fastmath, error_model="numpy")
 
     def __call__(self, work: int, *args: Any) -> Any:
         threads = min(torch.get_num_threads(), numba.config.NUMBA_NUM_THREADS)
@@ -170,7 +173,7 @@ def _sample_rows_py(logits: np.ndarray, uniforms: np.ndarray, actions: np.ndarra
     """For each row: the action whose share of the softmax's running sum first passes ``uniforms[i]`` (the
     inverse of the distribution's CDF: an exact draw from the softmax), and its log-probability. A logit more
     than 87 below the row's largest has probability 0, as in float32 (an illegal action's, -1e9)."""
-    for i in range(logits.shape[0]):
+    for i in prange(logits.shape[0]):
         row = logits[i]
         top = row[0]
         for a in range(1, row.size):
