@@ -8,15 +8,15 @@ it. The kernels here do that work in one pass over a row while it is in the cach
 
 - :func:`tanh32`: tanh from the exponential, ``1 - 2 / (exp(2x) + 1)``, with the exponential split into a power
   of two and a degree-7 Taylor polynomial of the remainder (|r| <= ln 2 / 2; within 1e-7 relative over the
-  range used): plain arithmetic that the compiler turns into vector instructions. Within 2e-7 of torch's tanh, as the
-  sigmoid form is; a NaN stays a NaN.
+  range used): plain arithmetic that the compiler turns into vector instructions. Within 2e-7 of torch's
+  tanh, as the sigmoid form is; a NaN stays a NaN.
 - :func:`bfloat16_bits` / :func:`widen`: a float32 rounded to bfloat16 (to nearest, ties to even: torch's
   conversion, bit for bit) and back, on the 16-bit patterns, which NumPy holds as ``uint16`` and torch views
   as ``torch.bfloat16``.
 - :data:`tanh_rows` and :data:`tanh_grad_rows`: the hidden layers' tanh and its gradient, from and to float32
   or bfloat16.
 - :data:`sample_rows`: an action drawn from each row of masked logits by the inverse of its CDF, with its
-  log-probability (``torch.multinomial`` takes ~75 us on a collector's batch of ~58 rows; this ~5 us).
+  log-probability (``torch.multinomial`` takes ~75 us on a collector's batch of ~58 rows; this kernel ~5 us).
 
 :class:`Kernel` holds a kernel's two builds (``euchre_env.numba_builds.two_builds``) and picks one per call:
 the parallel build on torch's threads for a large batch, the serial one for the few rows of a collector's
@@ -48,7 +48,7 @@ class Kernel:
     def __init__(self, fn: Any, fastmath: bool | set[str] = False, allocates: bool = True) -> None:
         # NumPy's error model: a float division by zero gives inf rather than raising. Python's (njit's default)
         # puts a check before every division, which kept the serial build's tanh loop from being vectorised
-        # (40 us against 7 us on 58 x 256); parallel builds use NumPy's model already.
+        # (52 us against 4 us on 58 x 256); parallel builds use NumPy's model already.
         self.parallel, self.serial = two_builds(fn, allocates, fastmath=fastmath, error_model="numpy")
 
     def __call__(self, work: int, *args: Any) -> Any:
@@ -110,7 +110,7 @@ _TANH_ONE = np.float32(10.0)  # tanh(10) is 1 - 4e-9: 1.0 in float32; exp(20) is
 
 @njit(inline="always")
 def _exp32(x: float) -> float:
-    """exp(x) for -87 < x <= 20 (within 3e-7, relative): 2^k times a Taylor polynomial of exp(r),
+    """exp(x) for -87 < x <= 20 (within 1e-7, relative): 2^k times a Taylor polynomial of exp(r),
     r = x - k ln 2 in [-ln 2 / 2, ln 2 / 2]."""
     k = np.floor(x * _LOG2E + np.float32(0.5))
     r = (x - k * _LN2_HI) - k * _LN2_LO
@@ -202,7 +202,7 @@ tanh_grad_rows = Kernel(_tanh_grad_rows_py, fastmath=FAST, allocates=False)
 sample_rows = Kernel(_sample_rows_py, allocates=False)
 
 NO_ROWS = np.empty((0, 0), np.uint16)  # ``low`` when no bfloat16 copy is wanted
-_NO_VALUES = np.empty((0, 0), np.float32)  # ``out`` when the bfloat16 copy is
+_NO_VALUES = np.empty((0, 0), np.float32)  # ``out`` when only the bfloat16 result is wanted
 
 
 def bits(x: torch.Tensor) -> np.ndarray:

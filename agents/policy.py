@@ -104,11 +104,16 @@ def _init(layer: nn.Linear, gain: float) -> nn.Linear:
     return layer
 
 
+def _widened(out: torch.Tensor) -> torch.Tensor:
+    """A network's output in float32 where the products ran in bfloat16 (any other dtype as it is)."""
+    return out.float() if out.dtype == torch.bfloat16 else out
+
+
 class _MLP(nn.Sequential):
     """``[SparseInputLinear, Tanh, (DenseLinear, Tanh)..., DenseLinear]``, run with the first layer's tanh done in
     its gather (:meth:`SparseInputLinear.forward_tanh`) and the hidden activations in the dense layers'
-    ``compute_dtype``; the output is float32. The modules are those of ``nn.Sequential`` (so the state dict and
-    checkpoints are unchanged); only the order of their work is fused."""
+    ``compute_dtype``; the output is float32 (or the layers' own dtype, float64 say). The modules are those of
+    ``nn.Sequential`` (so the state dict and checkpoints are unchanged); only the order of their work is fused."""
 
     def hidden_activations(self, x: torch.Tensor | SparseRows) -> torch.Tensor:
         """The last hidden layer's activations, in the dense layers' compute dtype."""
@@ -119,7 +124,7 @@ class _MLP(nn.Sequential):
         return h
 
     def forward(self, x: torch.Tensor | SparseRows) -> torch.Tensor:
-        return self[-1](self.hidden_activations(x)).float()
+        return _widened(self[-1](self.hidden_activations(x)))
 
 
 class PolicyNet(_MLP):
@@ -178,8 +183,8 @@ class ActorCritic(nn.Module):
         if self.solver_head is None:
             raise ValueError("this ActorCritic has no solver head (build it with solver_head=True)")
         features = self.actor.hidden_activations(obs)
-        logits = self.actor[-1](features).float()
-        return torch.where(mask, logits, ILLEGAL_LOGIT), self.solver_head(features).float()
+        logits = _widened(self.actor[-1](features))
+        return torch.where(mask, logits, ILLEGAL_LOGIT), _widened(self.solver_head(features))
 
     def masked_logits(self, obs: torch.Tensor | SparseRows, mask: torch.Tensor) -> torch.Tensor:
         return self.actor.masked_logits(obs, mask)

@@ -277,7 +277,8 @@ class SparseInputLinear(nn.Linear):
             rows = sparse_input(x) if self.weight.dtype == torch.float32 else x
             if not isinstance(rows, SparseRows):  # not made for the gather: the dense product
                 y = F.linear(x, self.weight, self.bias)
-                return (cpu_tanh(y) if tanh else y).to(dtype)
+                y = cpu_tanh(y) if tanh else y
+                return y if dtype == torch.float32 else y.to(dtype)  # a float64 layer stays float64
             x = rows
         if x.num_features != self.in_features:
             raise ValueError(f"SparseInputLinear: rows of {x.num_features} features, layer takes {self.in_features}")
