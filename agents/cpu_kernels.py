@@ -172,12 +172,17 @@ def _tanh_grad_rows_py(grad: np.ndarray, y: np.ndarray, out: np.ndarray, low: np
 def _sample_rows_py(logits: np.ndarray, uniforms: np.ndarray, actions: np.ndarray, log_probs: np.ndarray) -> None:
     """For each row: the action whose share of the softmax's running sum first passes ``uniforms[i]`` (the
     inverse of the distribution's CDF: an exact draw from the softmax), and its log-probability. A logit more
-    than 87 below the row's largest has probability 0, as in float32 (an illegal action's, -1e9)."""
+    than 87 below the row's largest has probability 0, as in float32 (an illegal action's, -1e9); a row with a
+    NaN gets the action -1."""
     for i in prange(logits.shape[0]):
         row = logits[i]
-        top = row[0]
-        for a in range(1, row.size):
+        top, nan = row[0], False
+        for a in range(row.size):
             top = max(top, row[a])
+            nan |= row[a] != row[a]
+        if nan:  # no distribution to draw from: -1 (sample_actions says which row)
+            actions[i], log_probs[i] = -1, np.float32(np.nan)
+            continue
         total = 0.0  # float64: the running sums compared with the uniform
         for a in range(row.size):
             z = row[a] - top

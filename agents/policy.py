@@ -216,6 +216,9 @@ def sample_actions(
         uniforms = torch.rand(rows.shape[0], generator=generator, dtype=torch.float64).numpy()
         actions, log_probs = np.empty(rows.shape[0], np.int64), np.empty(rows.shape[0], np.float32)
         sample_rows(rows.size, rows, uniforms, actions, log_probs)
+        if (actions < 0).any():  # a NaN logit: a diverged network
+            bad = int(np.flatnonzero(actions < 0)[0])
+            raise ValueError(f"sample_actions: row {bad} of the logits holds a NaN; no distribution to draw from")
         return torch.from_numpy(actions), torch.from_numpy(log_probs)
     log_probs = torch.log_softmax(logits, dim=-1)
     if greedy:

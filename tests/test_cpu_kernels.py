@@ -127,3 +127,25 @@ def test_the_fused_network_gives_the_unfused_numbers(precision: str) -> None:
     for name, p in model.named_parameters():
         assert relative(fused[name], p.grad) < tol, name
     np.testing.assert_array_equal(np.isfinite(logits.detach().numpy()), True)
+
+
+def test_sampled_actions_follow_the_softmax_and_carry_its_log_probabilities() -> None:
+    from euchre_env.agents.policy import ILLEGAL_LOGIT, sample_actions
+
+    g = torch.Generator().manual_seed(6)
+    logits = torch.tensor([[2.0, 0.0, -1.0, 5.0, 0.5]]).repeat(40_000, 1)
+    mask = torch.tensor([[True, True, True, False, True]]).repeat(40_000, 1)
+    masked = torch.where(mask, logits, ILLEGAL_LOGIT)
+    actions, log_probs = sample_actions(masked, g)
+    assert mask[torch.arange(40_000), actions].all()  # the illegal action (the largest logit) is never drawn
+    expected = torch.softmax(masked[0], -1)
+    frequencies = torch.bincount(actions, minlength=5).double() / 40_000
+    assert (frequencies - expected).abs().max() < 0.01  # 4 standard errors at the largest probability
+    torch.testing.assert_close(log_probs, torch.log_softmax(masked, -1).gather(1, actions[:, None]).squeeze(1),
+                               rtol=0, atol=1e-6)
+    again = sample_actions(masked, torch.Generator().manual_seed(6))[0]
+    assert torch.equal(actions, again)  # the generator's stream decides the draws
+    bad = masked[:3].clone()
+    bad[1, 2] = float("nan")
+    with pytest.raises(ValueError, match="row 1 of the logits holds a NaN"):
+        sample_actions(bad, g)
