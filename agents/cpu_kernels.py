@@ -70,10 +70,6 @@ if numba.config.DISABLE_JIT:  # the kernels run as Python functions: the same bi
 
     def _bits_from_float(x: Any) -> np.uint32:
         return np.float32(x).view(np.uint32)
-
-    def widen(v: Any) -> np.float32:
-        """A float32 from a float32 or from a bfloat16's 16 bits (exact)."""
-        return _float_from_bits(np.uint32(v) << np.uint32(16)) if isinstance(v, np.uint16) else np.float32(v)
 else:
     @intrinsic
     def _float_from_bits(typingctx: Any, bits: Any) -> Any:
@@ -87,10 +83,16 @@ else:
             return builder.bitcast(args[0], ir.IntType(32))
         return types.uint32(types.float32), codegen
 
-    def widen(v: Any) -> float:
-        """A float32 from a float32 or from a bfloat16's 16 bits (exact)."""
-        raise NotImplementedError("compiled only: Numba calls the implementation below")
 
+def widen(v: Any) -> np.float32:
+    """A float32 from a float32 or from a bfloat16's 16 bits (exact). In Python for NumPy scalars; compiled
+    kernels call the implementation below, chosen by the argument's type."""
+    if isinstance(v, np.uint16):
+        return (np.uint32(v) << np.uint32(16)).view(np.float32)
+    return np.float32(v)
+
+
+if not numba.config.DISABLE_JIT:
     @overload(widen, inline="always")
     def _widen(v):  # no annotations: Numba matches this signature against widen's
         if v == types.uint16:
