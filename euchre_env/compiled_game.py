@@ -75,19 +75,21 @@ class CompiledGame:
         self._log: list[tuple[dict[str, Any] | tuple[int, np.ndarray], list[int]]] = []
 
     # ------------------------------------------------------------------ dealing
-    def start(self, deal: dict[str, Any], scores: list[int]) -> None:
-        """A new game from ``deal`` (parsed: card ids, with its dealer) and the starting ``scores``."""
+    def start(self, deal: dict[str, Any], scores: list[int]) -> int:
+        """A new game from ``deal`` (parsed: card ids, with its dealer) and the starting ``scores``; returns the
+        seat to act."""
         self._new_game(scores)
-        self._deal(deal, True)
+        return self._deal(deal, True)
 
-    def start_shuffled(self, pack: np.ndarray, dealer: int, scores: list[int]) -> None:
+    def start_shuffled(self, pack: np.ndarray, dealer: int, scores: list[int]) -> int:
         """A new game dealt by ``dealer`` from ``pack`` (``deals.shuffled_pack``) as ``deals.random_deal`` deals it.
 
         The same game as ``start(random_deal(...))`` from the same generator, without laying the deal out in
-        Python at every hand (a tenth of a one-hand episode's cost): the deal is built only when read."""
+        Python at every hand (a tenth of a one-hand episode's cost): the deal is built only when read. Returns
+        the seat to act."""
         self._new_game(scores)
         self._st[0, K.DEALER] = dealer
-        self._shuffled(pack, True)
+        return self._shuffled(pack, True, dealer)
 
     def next_hand(self, deal: dict[str, Any]) -> None:
         """The next hand of the game (after a hand ended and the game goes on), from ``deal``."""
@@ -97,8 +99,8 @@ class CompiledGame:
     def next_hand_shuffled(self, pack: np.ndarray) -> None:
         """:meth:`next_hand` dealt from ``pack`` by the next dealer (see :meth:`start_shuffled`)."""
         self._end_of_hand()
-        self._st[0, K.DEALER] = self.next_dealer()
-        self._shuffled(pack, False)
+        dealer = self._st[0, K.DEALER] = self.next_dealer()
+        self._shuffled(pack, False, dealer)
 
     def _new_game(self, scores: list[int]) -> None:
         self._scores = list(scores)
@@ -108,13 +110,14 @@ class CompiledGame:
         self._log[-1] = (self._log[-1][0], self._actions())  # the hand that ended: its actions join its deal
         self._st[0, K.HANDNO] += 1
 
-    def _shuffled(self, pack: np.ndarray, new_game: bool) -> None:
+    def _shuffled(self, pack: np.ndarray, new_game: bool, dealer: int) -> int:
         self._result = None
         self._seats_at = -1
-        self._start_shuffled(pack, new_game, *self._scores)
-        self._log.append(((self.dealer, pack), []))
+        seat = self._start_shuffled(pack, new_game, *self._scores)
+        self._log.append(((dealer, pack), []))
+        return seat
 
-    def _deal(self, deal: dict[str, Any], new_game: bool) -> None:
+    def _deal(self, deal: dict[str, Any], new_game: bool) -> int:
         self._result = None
         self._seats_at = -1
         hands = deal["hands"]
@@ -125,8 +128,9 @@ class CompiledGame:
             cards = np.array([list(h) + [-1] * (width - len(h)) for h in hands], np.int16)
         self._st[0, K.DEALER] = deal["dealer"]
         upcard = deal.get("upcard")
-        self._start(cards, -1 if upcard is None else upcard, new_game, *self._scores)
+        seat = self._start(cards, -1 if upcard is None else upcard, new_game, *self._scores)
         self._log.append((deal, []))  # the parsed deal: fresh, never changed (the kitty is dropped on reading)
+        return seat
 
     # ------------------------------------------------------------------ decisions
     @property

@@ -141,6 +141,9 @@ class raw_env(CanonicalActions, AECEnv, EzPickle):
         })
         self._action_space = spaces.Discrete(n)
         self._rng: np.random.Generator | None = None
+        # No option that adds work to a decision (a step limit, suit frames, information states, printing):
+        # _act may take its short path.
+        self._plain = max_steps is None and self._frames is None and not self.info_state and render_mode != "human"
 
     # ---------------------------------------------------------------- spaces & helpers
     def observation_space(self, agent: str) -> spaces.Space:
@@ -209,17 +212,22 @@ class raw_env(CanonicalActions, AECEnv, EzPickle):
 
     # ---------------------------------------------------------------- reset & step
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        options = episodes.check_reset_options(options, strict=False)
-        rng = np.random.default_rng(seed) if seed is not None or self._rng is None else self._rng
-        # Check everything first: a bad deal or score raises before anything of the old episode
-        # changes (the generator included). Then draw as GameState does: the dealer, then the cards.
-        scores = parse_scores(self.rules, options.get("scores"))
-        if options.get("deal") is not None:
-            self._core.start(parse_deal(self.rules, options["deal"]), scores)
-        else:  # as random_deal draws: the dealer, then the cards
-            dealer = int(rng.integers(NUM_SEATS))
-            self._core.start_shuffled(shuffled_pack(self.rules, rng), dealer, scores)
-        self._rng = rng
+        rng = self._rng
+        if seed is None and options is None and rng is not None:  # the next episode of a loop: nothing to check
+            dealer = int(rng.integers(NUM_SEATS))  # the draws of the general path below, in its order
+            seat = self._core.start_shuffled(shuffled_pack(self.rules, rng), dealer, [0, 0])
+        else:
+            options = episodes.check_reset_options(options, strict=False)
+            rng = np.random.default_rng(seed) if seed is not None or rng is None else rng
+            # Check everything first: a bad deal or score raises before anything of the old episode
+            # changes (the generator included). Then draw as GameState does: the dealer, then the cards.
+            scores = parse_scores(self.rules, options.get("scores"))
+            if options.get("deal") is not None:
+                seat = self._core.start(parse_deal(self.rules, options["deal"]), scores)
+            else:  # as random_deal draws: the dealer, then the cards
+                dealer = int(rng.integers(NUM_SEATS))
+                seat = self._core.start_shuffled(shuffled_pack(self.rules, rng), dealer, scores)
+            self._rng = rng
         self._game = None
         self._started = True
         self.agents = self.possible_agents[:]
@@ -230,7 +238,7 @@ class raw_env(CanonicalActions, AECEnv, EzPickle):
         self.infos = {a: {"action_mask": self._no_actions} for a in self.agents}
         self.num_steps = 0
         self._rewards_set = False
-        self._select(self._core.current_player)
+        self._select(seat)
 
     def _select(self, seat: int) -> None:
         core = self._core
@@ -256,6 +264,15 @@ class raw_env(CanonicalActions, AECEnv, EzPickle):
         """``step`` for the live ``agent`` to act and an int ``action`` (what the standard wrapper has checked)."""
         core = self._core
         seat = core.step(action) if 0 <= action < self._num_actions else ILLEGAL
+        if seat >= 0 and self._plain and self._game is None and not self._rewards_set:
+            # The common decision: the hand goes on, nothing else to keep in step. What the general path
+            # below does in that case, in the fewest attribute reads (an AEC loop makes this call per decision).
+            self.num_steps += 1
+            self._cumulative_rewards[agent] = 0.0
+            self.infos[agent] = {"action_mask": self._no_actions}
+            turn = self.agent_selection = self._turn = self.possible_agents[seat]
+            self.infos[turn]["action_mask"] = core.mask.copy()
+            return
         if seat == ILLEGAL:
             self._reject(action)
         if self._game is not None:  # somebody reads the reference state: keep it in step

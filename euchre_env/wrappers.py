@@ -59,7 +59,8 @@ class StandardWrapper(OrderEnforcingWrapper):
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         self._terminated = False
-        super().reset(seed=seed, options=options)
+        self._has_reset = self._has_updated = True  # OrderEnforcingWrapper.reset, without its chain of supers
+        self._raw.reset(seed=seed, options=options)
         if "last" not in self.__dict__:
             # Before reset, AECEnv.last() reads agent_selection and gets OrderEnforcing's error; after it there
             # is nothing left to enforce: the raw env's own last(), one call less a decision.
