@@ -91,7 +91,7 @@ class VectorEuchre:
         self._observe_games = K.observe_games_serial if serial else K.observe_games
         self._step_all = K.step_all_serial if serial else K.step_all
         self._start_hands = K.start_hands_serial if serial else K.start_hands
-        self._encode_final = K.encode_final_serial if serial else K.encode_final
+        self._end_hands_kernel = K.end_hands_serial if serial else K.end_hands
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"'num_envs' must be a positive int, got {num_envs!r}")
         check_choice("observation", observation, VECTOR_OBSERVATIONS)
@@ -119,6 +119,9 @@ class VectorEuchre:
         self._obs = np.zeros((n, self.obs_size), np.float32)
         self._mask = np.zeros((n, self.num_actions), np.bool_)
         self._raw = np.zeros((n, self._tables.raw_size + self.num_actions), np.float32)
+        extra = r.is_bid and r.joker  # Bid Euchre with the joker: the dealer takes the 25th card
+        self._order = np.zeros((n, len(self._pack)), np.int16)  # each game's shuffled pack (scratch)
+        self._deal = np.zeros((n, NUM_SEATS, r.hand_size + extra), np.int16)  # each game's deal (scratch)
         self._started = False
 
     # ------------------------------------------------------------------ public API
@@ -316,45 +319,23 @@ class VectorEuchre:
 
     def _end_hands(self, games: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray,
                    info: dict) -> None:
-        st = self._st
-        margin = (st[games, K.RES_PTS] - st[games, K.RES_PTS + 1]).astype(np.float32)  # team 0's
-        over = st[games, K.PH] == K.GAME_OVER
-        ended = over | (self.episode == "hand")
-        cut = np.zeros_like(ended)
-        if self.max_hands is not None:
-            cut = ~ended & (st[games, K.HANDNO] + 1 >= self.max_hands)
-        finish = ended | cut
-        if self.reward_mode == "points":
-            team0 = margin
-        else:  # episodes.win_reward: the winner's sign; a single hand with no winner yet, its margin's; cut: 0
-            winner = st[games, K.WINNER]
-            team0 = np.where(winner >= 0, np.where(winner == 0, 1.0, -1.0), np.sign(margin)).astype(np.float32)
-            team0 = np.where(finish & ~cut, team0, 0.0)
-        rewards[games, 0] = rewards[games, 2] = team0
-        rewards[games, 1] = rewards[games, 3] = -team0
-        done[games] = finish
-        truncated[games] = cut
-        last = games[finish]
-        final = np.zeros((last.size, NUM_SEATS, self.obs_size), np.float32)
-        t = self._tables
-        if self.obs_size:
-            self._encode_final(st, self._hands, self._tc, self._ts, self._calls, last, final, self._raw, t.opt, t.off,
-                           t.eff, t.power, t.leader_at, t.card_at, t.rnd_off, t.rnd_width, t.col, t.perms, t.cands,
-                           t.ncands, t.structured)
-        info["final_index"] = last
-        info["final_observation"] = final
+        """The hands of ``games`` ended: rewards, episode ends, final observations, then every one deals on (the
+        next hand, or a new game), in one compiled pass (``vector_kernels.end_hands``)."""
         info["hand_result"] = _HandResults(self, games)  # snapshots the results before the next deal
-        # The games that go on deal their next hand (the deal passes left); the others start a new game.
-        going = games[~finish]
-        st[going, K.DEALER] = (st[going, K.DEALER] + 1) % NUM_SEATS
-        st[going, K.HANDNO] += 1
-        st[last, K.SC:K.RMARGIN + 1] = 0  # scores, hand number, games and rubber points, reneges, ...
-        st[last, K.WINNER] = -1
-        st[last, K.DEALER] = self._rng.integers(NUM_SEATS, size=last.size)
-        restart = np.concatenate([going, last])
-        cards, upcards = self._random_deals(st[restart, K.DEALER])
-        self._start(restart, cards, upcards)
-        self._observe(restart)
+        k = games.size
+        u = self._rng.random((k, len(self._pack) + 1))  # each game's shuffle, and a new game's dealer
+        slot = np.empty(k, np.int64)
+        final = np.empty((k, NUM_SEATS, self.obs_size), np.float32)
+        t = self._tables
+        self._end_hands_kernel(
+            self._st, self._hands, self._dealt, self._tc, self._ts, self._calls, games, u, self._pack, self._order,
+            self._deal, self.episode == "hand", self.max_hands or 0, self.reward_mode == "win", rewards, done,
+            truncated, slot, final, self._obs, self._mask, self._raw, t.opt, t.printed, t.tab, t.akind, t.aarg, t.eff,
+            t.power, t.rank, t.off, t.leader_at, t.card_at, t.rnd_off, t.rnd_width, t.col, t.perms, t.cands,
+            t.ncands, t.to_abs, t.structured, self.observation != "none")
+        ended = slot >= 0
+        info["final_index"] = games[ended]
+        info["final_observation"] = final[:int(ended.sum())]
 
 
 class _HandResults(Mapping):

@@ -654,17 +654,20 @@ def _decide(st, hands, dealt, tc, ts, calls, g, obs, mask, raw, amask, opt, tab,
     """Observation (with ``with_obs``) and mask of game ``g``'s seat to act, in its frame; sets ``st[g, FRAME]``.
     Scratch: ``raw`` (the structured encoding in absolute suits) and ``amask`` (the mask in absolute ids)."""
     seat = st[g, CUR]
+    if not structured:  # absolute ids: the mask is written in place, no frame to map it through
+        legal_mask(st, hands, dealt, tc, g, opt, tab, akind, aarg, eff, power, rank, mask)
+        st[g, FRAME] = 0
+        if with_obs:  # the absolute observation is the encoding itself
+            encode(st, hands, tc, ts, calls, g, seat, opt, off, eff, power, leader_at, card_at, rnd_off, rnd_width,
+                   col, obs, False)
+        return
     legal_mask(st, hands, dealt, tc, g, opt, tab, akind, aarg, eff, power, rank, amask)
-    frame = 0
-    if structured:  # the frame is the encoding's: encoded even without with_obs
-        encode(st, hands, tc, ts, calls, g, seat, opt, off, eff, power, leader_at, card_at, rnd_off, rnd_width,
-               col, raw, True)
-        trump = st[g, TRUMP]
-        ref = trump if trump >= 0 else (st[g, UPSUIT] if not opt[O_BID] else -1)
-        frame = canonical(raw, perms, cands, ncands, ref, obs)
-    elif with_obs:  # the absolute observation is the encoding itself
-        encode(st, hands, tc, ts, calls, g, seat, opt, off, eff, power, leader_at, card_at, rnd_off, rnd_width,
-               col, obs, False)
+    # The frame is the encoding's: encoded even without with_obs.
+    encode(st, hands, tc, ts, calls, g, seat, opt, off, eff, power, leader_at, card_at, rnd_off, rnd_width, col, raw,
+           True)
+    trump = st[g, TRUMP]
+    ref = trump if trump >= 0 else (st[g, UPSUIT] if not opt[O_BID] else -1)
+    frame = canonical(raw, perms, cands, ncands, ref, obs)
     st[g, FRAME] = frame
     for a in range(mask.shape[0]):
         mask[a] = amask[to_abs[frame, a]] > 0
@@ -741,15 +744,21 @@ def shuffled_deals(u, pack, dealers, tricks, extra, is_bid, cards, upcards):
     """Random deals in ``deals.random_deal``'s layout (blocks of ``tricks`` cards from the dealer's left, then
     with ``extra`` a 25th card for the dealer, then the up-card unless ``is_bid``), one per row of ``u``: the
     pack shuffled by Fisher-Yates with the uniforms ``u[i]``. ``cards [k, 4, tricks + extra]``, ``upcards [k]``."""
-    n = pack.shape[0]
-    order = np.empty(n, np.int16)
+    order = np.empty(pack.shape[0], np.int16)
     for i in range(u.shape[0]):
-        for j in range(n):
-            order[j] = pack[j]
-        for j in range(n - 1):
-            r = j + int(u[i, j] * (n - j))
-            order[j], order[r] = order[r], order[j]
+        _shuffle(u[i], pack, order)
         upcards[i] = _lay_out(order, dealers[i], tricks, extra, is_bid, cards[i])
+
+
+@njit(cache=True, inline="always")
+def _shuffle(u, pack, order):
+    """``order``: the cards of ``pack`` shuffled by Fisher-Yates with the uniforms ``u[0 .. len(pack) - 2]``."""
+    n = pack.shape[0]
+    for j in range(n):
+        order[j] = pack[j]
+    for j in range(n - 1):
+        r = j + int(u[j] * (n - j))
+        order[j], order[r] = order[r], order[j]
 
 
 @njit(cache=True, inline="always")
@@ -774,14 +783,69 @@ def _start_hands(st, hands, dealt, tc, ts, calls, games, deals, upcards, opt, pr
         start_hand(st, hands, dealt, tc, ts, calls, games[i], deals[i], upcards[i], opt, printed)
 
 
-def _encode_final(st, hands, tc, ts, calls, games, out, raw, opt, off, eff, power, leader_at, card_at, rnd_off,
-                 rnd_width, col, perms, cands, ncands, structured):
-    """``out[i, seat]`` = the observation of every seat of game ``games[i]`` (the episode's last ones)."""
-    for i in prange(games.shape[0]):
+def _end_hands(st, hands, dealt, tc, ts, calls, games, u, pack, order, deal, episode_hand, max_hands, win_reward,
+               rewards, done, truncated, slot, final, obs, mask, raw, opt, printed, tab, akind, aarg, eff, power, rank,
+               off, leader_at, card_at, rnd_off, rnd_width, col, perms, cands, ncands, to_abs, structured, with_obs):
+    """The end of the hands of ``games`` (they ended at this step), as the env ends them, then their next deal.
+
+    Rewards (``episodes.hand_end_reward``: team 0's margin, or with ``win_reward`` the game's result when the
+    episode ends), ``done`` (the episode ended: ``episode_hand``, the game decided, or ``max_hands`` hands
+    played, -1: no limit) and ``truncated`` (cut by ``max_hands``). ``slot[i]``: the row of ``final`` that holds
+    the last observations of the four seats of ``games[i]`` when its episode ended (with ``with_obs``), else -1.
+    Then every game deals on: the next hand by the next dealer, or a new game (scores 0) whose dealer is drawn
+    from ``u[i, -1]``; the pack shuffled with ``u[i]`` (``order`` and ``deal`` are each game's scratch rows), and
+    the new hand's first observation and mask."""
+    npack = pack.shape[0]
+    m = 0
+    for i in range(games.shape[0]):  # the rewards and the episodes' ends: a few reads a game
         g = games[i]
-        for seat in range(4):
-            encode_seat(st, hands, tc, ts, calls, g, seat, out[i, seat], raw[g, :off[B_SIZE]], opt, off, eff, power,
-                        leader_at, card_at, rnd_off, rnd_width, col, perms, cands, ncands, structured)
+        margin = st[g, RES_PTS] - st[g, RES_PTS + 1]  # team 0's
+        ended = episode_hand or st[g, PH] == GAME_OVER
+        cut = (not ended) and max_hands > 0 and st[g, HANDNO] + 1 >= max_hands
+        team0 = float(margin)
+        if win_reward:
+            if not ended:  # the game goes on, or was cut undecided: nobody won
+                team0 = 0.0
+            elif st[g, WINNER] >= 0:
+                team0 = 1.0 if st[g, WINNER] == 0 else -1.0
+            else:  # a single hand with no game winner yet: the sign of its margin
+                team0 = float((margin > 0) - (margin < 0))
+        rewards[g, 0] = team0
+        rewards[g, 2] = team0
+        rewards[g, 1] = -team0
+        rewards[g, 3] = -team0
+        done[g] = ended or cut
+        truncated[g] = cut
+        slot[i] = m if ended or cut else -1
+        if ended or cut:
+            m += 1
+    tricks = opt[O_TRICKS]
+    is_bid = opt[O_BID] != 0
+    extra = 1 if is_bid and opt[O_JOKER] >= 0 else 0  # Bid Euchre with the joker: the dealer takes the 25th card
+    for i in prange(games.shape[0]):  # the final observations and the next deal: each game on its own
+        g = games[i]
+        if slot[i] >= 0:
+            if with_obs:
+                for seat in range(4):
+                    encode_seat(st, hands, tc, ts, calls, g, seat, final[slot[i], seat], raw[g, :off[B_SIZE]], opt,
+                                off, eff, power, leader_at, card_at, rnd_off, rnd_width, col, perms, cands, ncands,
+                                structured)
+            for f in range(SC, RMARGIN + 1):  # scores, hand number, games and rubber points, reneges, ...
+                st[g, f] = 0
+            st[g, WINNER] = -1
+            st[g, DEALER] = int(u[i, npack] * 4)  # u < 1
+        else:  # the deal passes left
+            st[g, DEALER] = _left(st[g, DEALER])
+            st[g, HANDNO] += 1
+        _shuffle(u[i], pack, order[g])
+        for s in range(4):
+            for j in range(deal.shape[2]):
+                deal[g, s, j] = -1
+        upcard = _lay_out(order[g], st[g, DEALER], tricks, extra, is_bid, deal[g])
+        start_hand(st, hands, dealt, tc, ts, calls, g, deal[g], upcard, opt, printed)
+        _decide(st, hands, dealt, tc, ts, calls, g, obs[g], mask[g], raw[g, :off[B_SIZE]], raw[g, off[B_SIZE]:], opt,
+                tab, akind, aarg, eff, power, rank, off, leader_at, card_at, rnd_off, rnd_width, col, perms, cands,
+                ncands, to_abs, structured, with_obs)
 
 
 # The batch kernels in two builds: parallel over games (every core), and serial, for callers whose cores are
@@ -789,7 +853,7 @@ def _encode_final(st, hands, tc, ts, calls, games, out, raw, opt, off, eff, powe
 observe_games, observe_games_serial = two_builds(_observe_games, allocates=False)
 step_all, step_all_serial = two_builds(_step_all, allocates=False)
 start_hands, start_hands_serial = two_builds(_start_hands, allocates=False)
-encode_final, encode_final_serial = two_builds(_encode_final, allocates=False)
+end_hands, end_hands_serial = two_builds(_end_hands, allocates=False)
 random_actions, random_actions_serial = two_builds(_random_actions, allocates=False)
 
 
