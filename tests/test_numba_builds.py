@@ -30,7 +30,7 @@ def _index_name(dispatcher) -> str:
 def test_the_two_builds_are_cached_apart_and_agree():
     # Numba's cache key has no parallel flag: two builds cached under one name would swap machine code.
     pairs = [(K.step_all, K.step_all_serial), (K.observe_games, K.observe_games_serial),
-             (K.start_hands, K.start_hands_serial), (K.encode_final, K.encode_final_serial),
+             (K.start_hands, K.start_hands_serial), (K.end_hands, K.end_hands_serial),
              (K.random_actions, K.random_actions_serial), (_parallel, _serial)]
     for parallel, serial in pairs:
         assert parallel.targetoptions.get("parallel") is True and not serial.targetoptions.get("parallel")
@@ -94,3 +94,23 @@ def test_the_evaluation_pool_starts_after_the_trainers_parallel_kernels():
                "from euchre_env.rules import Rules\n"
                "print(evaluate('rules', 'random', Rules.preset('knock'), n=40, seed=0, workers=2).hands)\n")
     assert out.split() == ["True", "80"]
+
+
+@pytest.mark.parametrize("observation", ["absolute", "structured", "none"])
+def test_the_parallel_kernels_play_the_serial_kernels_games(observation):
+    """``VectorEuchre(threads=2)`` (the parallel builds, in a fresh process: OpenMP) steps every game as the
+    serial builds do: the same seeded deals, observations, masks, rewards and episode ends."""
+    out = _run("import numpy as np\n"
+               "from euchre_env.vector import VectorEuchre\n"
+               "def trace(threads):\n"
+               f"    v = VectorEuchre('knock', 64, seed=3, observation={observation!r}, episode='game',\n"
+               "                     threads=threads)\n"
+               "    obs, mask, seat = v.reset(); rng = np.random.default_rng(0); parts = [obs, mask, seat]\n"
+               "    for _ in range(400):\n"
+               "        a = (rng.random(mask.shape) * mask).argmax(1)\n"
+               "        obs, mask, seat, rewards, done, info = v.step(a)\n"
+               "        parts += [obs, mask, seat, rewards, done, info['final_observation']]\n"
+               "    return parts\n"
+               "a, b = trace(1), trace(2)\n"
+               "print(all(np.array_equal(x, y) for x, y in zip(a, b)), sum(p.size for p in a) > 0)\n")
+    assert out.split() == ["True", "True"]
