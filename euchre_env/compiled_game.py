@@ -28,6 +28,7 @@ from euchre_env.rules import Rules
 from euchre_env.seats import NUM_SEATS, left_of
 
 ILLEGAL = -2  # step(): the action is not legal now
+_PHASES = tuple(Phase)  # by value: a lookup, where Phase(value) costs more than a step's rules
 MAX_DECISIONS = 128  # decisions in one hand, with room: a double-deck Bid Euchre hand has 48 plays and a few calls
 
 
@@ -158,7 +159,7 @@ class CompiledGame:
 
     @property
     def phase(self) -> Phase:
-        return Phase(int(self._st[0, K.PH]))
+        return _PHASES[self._st[0, K.PH]]
 
     @property
     def hand_over(self) -> bool:

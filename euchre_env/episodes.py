@@ -116,7 +116,7 @@ def check_reset_options(options: Any, strict: bool) -> dict[str, Any]:
 def hand_ending(game: GameState, episode: str, max_hands: int | None) -> str | None:
     """What the hand that just ended does to the episode: :data:`TERMINATED`, ``"max_hands"``
     (truncated: the limit is reached and the game undecided) or None (the game goes on)."""
-    if game.phase == Phase.GAME_OVER or episode == "hand":
+    if episode == "hand" or game.phase == Phase.GAME_OVER:
         return TERMINATED
     if max_hands is not None and game.hand_number + 1 >= max_hands:
         return "max_hands"
