@@ -33,7 +33,9 @@ episode (ours a whole game) and asks "go alone?" as a separate decision.
 The AEC rows play one hand per episode (``episode="hand"``, a reset every hand), as OpenSpiel does.
 
 ``ratio`` is ours / OpenSpiel: ``wrapped``, ``raw`` and the vector rows with an observation against
-``OpenSpiel``, ``engine`` and ``vector-noobs`` against ``OpenSpiel no-obs``.
+``OpenSpiel``, ``engine`` and ``vector-noobs`` against ``OpenSpiel no-obs``; the ratio of the medians, and the
+``paired ratio``, the median over the rounds of the two rows' ratio in each round (they ran seconds apart:
+on a machine whose speed drifts by the minute the paired one moves less).
 
     .venv/bin/python benchmarks/bench_env.py --seconds 5 --repeats 3 --num-envs 256 4096 \
         --json benchmarks/results/bench.json
@@ -306,28 +308,39 @@ def benchmark(presets: list[str], kinds: list[str], seconds: float, repeats: int
     return table_rows
 
 
-def ratio(results: list[Result], r: Result) -> float | None:
+def _reference(results: list[Result], r: Result) -> Result | None:
+    """The OpenSpiel row that ``r`` is compared with (None: none)."""
     kind = r.env.split()[0]
     ref_env = {"wrapped": "OpenSpiel", "raw": "OpenSpiel", "engine": "OpenSpiel no-obs", "vector": "OpenSpiel",
                "vector-structured": "OpenSpiel", "vector-noobs": "OpenSpiel no-obs"}.get(kind)
-    if ref_env is None:
+    return next((o for o in results if o.preset == r.preset and o.env == ref_env), None)
+
+
+def ratio(results: list[Result], r: Result) -> float | None:
+    """Median rate of ``r`` over the median rate of its OpenSpiel row."""
+    o = _reference(results, r)
+    return None if o is None else r.rate / o.rate
+
+
+def paired_ratio(results: list[Result], r: Result) -> float | None:
+    """The median over the rounds of ``r``'s rate over its OpenSpiel row's in the same round: the two ran
+    seconds apart, so a slow minute of a shared machine moves both."""
+    o = _reference(results, r)
+    if o is None or len(o.runs) != len(r.runs):
         return None
-    for o in results:
-        if o.preset == r.preset and o.env == ref_env:
-            return r.rate / o.rate
-    return None
+    return statistics.median(a.rate / b.rate for a, b in zip(r.runs, o.runs))
 
 
 def table(results: list[Result]) -> str:
     lines = [
-        "| preset | env | decisions/s | µs/decision | spread | decisions/hand | ratio ours/OpenSpiel |",
-        "|---|---|---:|---:|---:|---:|---:|",
+        "| preset | env | decisions/s | µs/decision | spread | decisions/hand | ratio ours/OpenSpiel | paired ratio |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
     ]
     for r in results:
-        q = ratio(results, r)
+        q, p = ratio(results, r), paired_ratio(results, r)
         env = r.env + (f" ({r.note})" if r.note else "")
         lines.append(f"| {r.preset} | {env} | {r.rate:,.0f} | {1e6 / r.rate:.2f} | ±{r.spread:.0%} | "
-                     f"{r.per_hand:.1f} | {'' if q is None else f'{q:.2f}'} |")
+                     f"{r.per_hand:.1f} | {'' if q is None else f'{q:.2f}'} | {'' if p is None else f'{p:.2f}'} |")
     return "\n".join(lines)
 
 
@@ -368,6 +381,7 @@ def main(argv: list[str] | None = None) -> None:
             "results": [
                 {"preset": r.preset, "env": r.env, "note": r.note, "decisions_per_s": r.rate,
                  "decisions_per_hand": r.per_hand, "ratio_vs_openspiel": ratio(results, r),
+                 "paired_ratio_vs_openspiel": paired_ratio(results, r),
                  "runs": [{**asdict(run), "rate": run.rate} for run in r.runs]}
                 for r in results
             ],
