@@ -790,7 +790,7 @@ def _end_hands(st, hands, dealt, tc, ts, calls, games, u, pack, order, deal, epi
 
     Rewards (``episodes.hand_end_reward``: team 0's margin, or with ``win_reward`` the game's result when the
     episode ends), ``done`` (the episode ended: ``episode_hand``, the game decided, or ``max_hands`` hands
-    played, -1: no limit) and ``truncated`` (cut by ``max_hands``). ``slot[i]``: the row of ``final`` that holds
+    played, 0: no limit) and ``truncated`` (cut by ``max_hands``). ``slot[i]``: the row of ``final`` that holds
     the last observations of the four seats of ``games[i]`` when its episode ended (with ``with_obs``), else -1.
     Then every game deals on: the next hand by the next dealer, or a new game (scores 0) whose dealer is drawn
     from ``u[i, -1]``; the pack shuffled with ``u[i]`` (``order`` and ``deal`` are each game's scratch rows), and
