@@ -14,6 +14,9 @@ Rows:
 * ``raw``: ``euchre_env.raw_env(rules=...)`` driven by the same loop.
 * ``engine``: ``GameState.legal_actions()`` / ``apply()`` only (no observation, no mask),
   for reference.
+* ``floor``: a do-nothing four-agent AEC env (no rules: a fixed mask, a copied observation of knock's size,
+  20 decisions a hand, PettingZoo's own dead-agent steps) in the same loop: what the loop and PettingZoo's
+  protocol cost by themselves, the most any AEC env could run at here. Not measured unless asked for.
 * ``vector N``: :class:`euchre_env.vector.VectorEuchre` with ``N`` games stepped at once (one hand per
   episode, auto-reset), the absolute observation and the mask of every game's seat to act returned at
   every step, a uniformly random legal action per game; ``vector-structured N`` the same with the
@@ -62,6 +65,8 @@ import numpy as np
 # editable install of another layout resolves to.
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
+from pettingzoo import AECEnv
+
 import euchre_env
 from euchre_env.engine import GameState
 from euchre_env.rules import PRESETS, Rules
@@ -73,7 +78,8 @@ OPENSPIEL_PARAMS: dict[str, dict[str, bool]] = {
     "multiplayer": {"stick_the_dealer": False, "allow_lone_defender": True},
     "bid": {"stick_the_dealer": True, "allow_lone_defender": False},  # no Bid Euchre in OpenSpiel
 }
-KINDS = ("wrapped", "raw", "engine", "vector", "vector-structured", "vector-noobs", "openspiel")
+KINDS = ("wrapped", "raw", "engine", "vector", "vector-structured", "vector-noobs", "openspiel", "floor")
+DEFAULT_KINDS = KINDS[:-1]
 VECTOR_OBSERVATION = {"vector": "absolute", "vector-structured": "structured", "vector-noobs": "none"}
 ONE_THREAD, ALL_CORES = "1 thread", "all cores"
 VECTOR_THREADS = (ONE_THREAD, ALL_CORES)
@@ -149,6 +155,46 @@ def run_aec(make: Callable[[], Any], seconds: float, seed: int) -> Run:
             break
         env.reset()  # the env's generator carries on from the seeded first reset
     return Run(decisions, hands, episodes, time.perf_counter() - start)
+
+
+class DoNothingEnv(AECEnv):
+    """Four agents, no rules: the ``floor`` row. Each decision only passes the turn; a hand is
+    ``DECISIONS_PER_HAND`` decisions, then every agent is terminated (PettingZoo's ``_was_dead_step`` removes
+    them). ``observe`` copies an observation of the rules' size and shares one fixed mask, as the env does."""
+
+    metadata = {"name": "do_nothing_v0"}
+    DECISIONS_PER_HAND = 20
+
+    def __init__(self, rules: Rules) -> None:
+        super().__init__()
+        self.possible_agents = [f"player_{i}" for i in range(4)]
+        like = euchre_env.raw_env(rules=rules)  # the sizes of the env's observation and mask
+        self._obs = np.zeros(like.observer.size, np.float32)
+        self._mask = np.zeros(len(like.table), np.int8)
+        self._mask[:5] = 1
+        self.hand_number = 0  # run_aec reads env.unwrapped.hand_number: hands before the one on the table
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        return {"observation": self._obs.copy(), "action_mask": self._mask}
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = self.agents[0]
+        self._decisions = 0
+
+    def step(self, action: int | None) -> None:
+        if self.terminations[self.agent_selection]:
+            self._was_dead_step(action)
+            return
+        self._decisions += 1
+        if self._decisions == self.DECISIONS_PER_HAND:
+            self.terminations = dict.fromkeys(self.agents, True)
+        self.agent_selection = self.possible_agents[self._decisions % 4]
 
 
 def run_engine(rules: Rules, seconds: float, seed: int) -> Run:
@@ -273,6 +319,8 @@ def benchmark(presets: list[str], kinds: list[str], seconds: float, repeats: int
                                                                 t, s)))
         if "engine" in kinds:
             jobs.append(("engine", lambda s, t, r=rules: run_engine(r, t, s)))
+        if "floor" in kinds:
+            jobs.append(("floor", lambda s, t, r=rules: run_aec(lambda: DoNothingEnv(r), t, s)))
         for kind, observation in VECTOR_OBSERVATION.items():
             if kind in kinds:
                 for n in num_envs:
@@ -350,7 +398,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=3, help="runs per measurement; the median is reported")
     parser.add_argument("--presets", nargs="+", default=list(PRESETS), choices=PRESETS,
                         help="rule presets (default: all; knock is the headline)")
-    parser.add_argument("--kinds", nargs="+", default=list(KINDS), choices=KINDS, help="which rows to measure")
+    parser.add_argument("--kinds", nargs="+", default=list(DEFAULT_KINDS), choices=KINDS,
+                        help="which rows to measure (default: all but floor)")
     parser.add_argument("--num-envs", type=int, nargs="+", default=[256, 4096], help="games per VectorEuchre row")
     parser.add_argument("--vector-threads", nargs="+", default=list(VECTOR_THREADS), choices=VECTOR_THREADS,
                         help="VectorEuchre rows on one thread and/or every core (default both)")
