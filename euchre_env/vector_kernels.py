@@ -191,10 +191,10 @@ def legal_mask(st, hands, dealt, tc, g, opt, tab, akind, aarg, eff, power, rank,
         if st[g, NCUR] > 0 and not opt[O_PENALIZE]:
             led = eff[trump + 1, tc[g, st[g, NTR], 0]]
             follows = 0
-            for c in range(nids):
-                if hands[g, seat, c] > 0 and eff[trump + 1, c] == led:
-                    mask[base + c] = 1
-                    follows += 1
+            for c in range(nids):  # branch-free: a held card's suit is as good as random to the predictor
+                f = (hands[g, seat, c] > 0) & (eff[trump + 1, c] == led)
+                mask[base + c] = f
+                follows += f
             if follows:
                 return
         _held(hands, g, seat, nids, base, mask)
@@ -252,9 +252,8 @@ def legal_mask(st, hands, dealt, tc, g, opt, tab, akind, aarg, eff, power, rank,
 @njit(cache=True, inline="always")
 def _held(hands, g, seat, nids, base, mask):
     """``engine._unique_ids(base, hand)``: the ids ``base + card`` of every card ``seat`` holds."""
-    for c in range(nids):
-        if hands[g, seat, c] > 0:
-            mask[base + c] = 1
+    for c in range(nids):  # the block is this kind's alone: writing its zeros too changes nothing
+        mask[base + c] = hands[g, seat, c] > 0
 
 
 @njit(cache=True)
@@ -725,18 +724,21 @@ def encode_seat(st, hands, tc, ts, calls, g, seat, out, raw, opt, off, eff, powe
 
 
 def _random_actions(mask, u, out):
-    """A uniformly random legal action per game from the uniforms ``u`` (for benchmarks and tests)."""
+    """A uniformly random legal action per game from the uniforms ``u`` (for benchmarks and tests; every row of
+    ``mask`` allows one, as every game's does)."""
     for g in prange(mask.shape[0]):
         count = 0
         for a in range(mask.shape[1]):
             count += mask[g, a]
         pick = int(u[g] * count)
+        # The pick-th legal id (from 0) is the number of ids up to which at most pick are legal: counted without
+        # a branch (a branch on each legal id is a guess the predictor mostly loses).
+        seen = 0
+        at = 0
         for a in range(mask.shape[1]):
-            if mask[g, a]:
-                if pick == 0:
-                    out[g] = a
-                    break
-                pick -= 1
+            seen += mask[g, a]
+            at += seen <= pick
+        out[g] = at
 
 
 @njit(cache=True)

@@ -210,3 +210,19 @@ def test_the_kernels_deals_are_laid_out_as_the_engines(preset, options):
         want = deal_from_order(rules, order.tolist(), dealer)
         assert [[c for c in hand if c >= 0] for hand in cards[0].tolist()] == want["hands"]
         assert (int(upcard[0]) if not rules.is_bid else None) == want.get("upcard")
+
+
+def test_random_actions_pick_the_legal_id_the_uniform_falls_on():
+    """The benchmarks' random policy: with ``k`` legal ids, a uniform ``u`` picks the ``int(u * k)``-th of them."""
+    from euchre_env import vector_kernels as K
+
+    rng = np.random.default_rng(11)
+    mask = rng.random((500, 59)) < 0.1
+    mask[np.arange(500), rng.integers(59, size=500)] = True  # every row allows something
+    u = rng.random(500)
+    u[:2] = [0.0, 0.999999]  # the first and the last legal id
+    want = [np.flatnonzero(m)[int(x * m.sum())] for m, x in zip(mask, u)]
+    for pick in (K.random_actions, K.random_actions_serial):
+        out = np.full(500, -1, np.int64)
+        pick(mask, u, out)
+        assert out.tolist() == want
