@@ -103,7 +103,9 @@ class Trainer:
         scripted = scripted_agents(config)
         self.oracle = make_oracle(config, self.rules, scripted)
         self.model = make_model(config, self.rules, self.oracle)  # a resumed run loads its own weights over these
-        self.optimizer = torch.optim.Adam(self._param_groups(), lr=config.ppo.lr, eps=1e-5)
+        # foreach: each of its operations over every tensor at once (0.8 ms a step against 1.4 for the loop over
+        # tensors, 2 cores; fused, 0.3 ms, does not resume bit for bit)
+        self.optimizer = torch.optim.Adam(self._param_groups(), lr=config.ppo.lr, eps=1e-5, foreach=True)
         self.update = 0
         self.decisions = 0  # learner decisions trained on
         self.hands = 0
