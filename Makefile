@@ -23,11 +23,11 @@ test: $(STAMP)
 # Trains configs/knock.yaml into runs/$(RUN) (under an hour on 2 cores), then evaluates the best checkpoint
 # against random, rules and PIMC. Run it again to resume an interrupted run (or re-evaluate a finished one).
 train: $(STAMP)
-	$(PY) -m euchre_env.training.cli train --config configs/knock.yaml --run-name $(RUN) \
+	$(PY) -m euchre_env.cli train --config configs/knock.yaml --run-name $(RUN) \
 		$(if $(wildcard runs/$(RUN)/checkpoints/latest.pt),--resume)
 
 demo: $(STAMP)
-	$(PY) -m euchre_env.agents.play --rules knock --seed 7
+	$(PY) -m euchre_env.play.demo --rules knock --seed 7
 
 bench: $(STAMP)
 	$(PY) benchmarks/bench_env.py

@@ -5,7 +5,7 @@ An agent sees what its seat may see and nothing else:
 - ``observation``: the env's observation dict (``"observation"`` vector, ``"action_mask"``);
 - ``info``: the seat's info dict; it holds ``"action_mask"`` and, when the env was made
   with ``info_state=True`` (the evaluation harness always provides it), the structured
-  ``"information_state"`` (:class:`euchre_env.infostate.InfoState`).
+  ``"information_state"`` (:class:`euchre_env.views.infostate.InfoState`).
 
 ``reset(seed)`` is called before every deal the evaluation plays, so that results depend
 only on the seed and the deal, never on which worker played what before.
@@ -17,7 +17,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from euchre_env.infostate import InfoState
+from euchre_env.views.infostate import InfoState
 
 
 @runtime_checkable

@@ -2,7 +2,7 @@
 
 :func:`check_spec` validates a spec without building anything (no agent, no checkpoint read,
 no torch); :func:`make_agent` builds the agent. Both raise one self-contained line naming the
-spec and what is allowed: :class:`~euchre_env.agent_specs.UnknownAgentSpec` for a name no
+spec and what is allowed: :class:`~euchre_env.envs.agent_specs.UnknownAgentSpec` for a name no
 agent has (so that the env's resolver chain can try the next resolver), ``ValueError`` for a
 bad parameter or a missing checkpoint file. Callers print the message as it is.
 """
@@ -14,13 +14,13 @@ import os
 import re
 from typing import Any
 
-from euchre_env.agent_specs import UnknownAgentSpec
+from euchre_env.envs.agent_specs import UnknownAgentSpec
 
 # spec name -> (module, class, name of the integer parameter after the colon or None)
 _AGENTS: dict[str, tuple[str, str, str | None]] = {
     "random": ("euchre_env.agents.random_agent", "RandomAgent", None),
-    "rules": ("euchre_env.agents.rule_based", "RuleBasedAgent", None),
-    "pimc": ("euchre_env.agents.pimc", "PIMCAgent", "worlds"),
+    "rules": ("euchre_env.agents.rule_based.agent", "RuleBasedAgent", None),
+    "pimc": ("euchre_env.agents.search.pimc", "PIMCAgent", "worlds"),
 }
 CHECKPOINT_SUFFIX = ".pt"
 
@@ -76,7 +76,7 @@ def make_agent(spec: str, seed: int | None = None, **kwargs: Any) -> Any:
     """
     text = str(spec).strip()
     if text.endswith(CHECKPOINT_SUFFIX):
-        from euchre_env.agents.neural import NeuralAgent  # here, not at the top: only checkpoints need torch
+        from euchre_env.agents.neural.agent import NeuralAgent  # here, not at the top: only checkpoints need torch
 
         return NeuralAgent(text, seed=seed, **{"name": text, **kwargs})
     name, params = _parse(text)

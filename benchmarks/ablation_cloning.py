@@ -19,7 +19,7 @@ import time
 
 import torch
 
-from euchre_env.agents.checkpoint import model_payload, save_checkpoint
+from euchre_env.agents.neural.checkpoint import model_payload, save_checkpoint
 from euchre_env.agents.registry import make_agent
 from euchre_env.evaluation import evaluate
 from euchre_env.training.config import load_config

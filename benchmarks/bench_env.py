@@ -17,7 +17,7 @@ Rows:
 * ``floor``: a do-nothing four-agent AEC env (no rules: a fixed mask, a copied observation of knock's size,
   20 decisions a hand, PettingZoo's own dead-agent steps) in the same loop: what the loop and PettingZoo's
   protocol cost by themselves, the most any AEC env could run at here. Not measured unless asked for.
-* ``vector N``: :class:`euchre_env.vector.VectorEuchre` with ``N`` games stepped at once (one hand per
+* ``vector N``: :class:`euchre_env.envs.vector.VectorEuchre` with ``N`` games stepped at once (one hand per
   episode, auto-reset), the absolute observation and the mask of every game's seat to act returned at
   every step, a uniformly random legal action per game; ``vector-structured N`` the same with the
   structured observation, ``vector-noobs N`` with ``observation="none"`` (masks only). Each on one
@@ -68,8 +68,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from pettingzoo import AECEnv
 
 import euchre_env
-from euchre_env.engine import GameState
-from euchre_env.rules import PRESETS, Rules
+from euchre_env.game.engine import GameState
+from euchre_env.game.rules import PRESETS, Rules
 
 # OpenSpiel euchre parameters closest to each of our presets.
 OPENSPIEL_PARAMS: dict[str, dict[str, bool]] = {
@@ -223,8 +223,8 @@ def run_engine(rules: Rules, seconds: float, seed: int) -> Run:
 def run_vector(preset: str, observation: str, num_envs: int, seconds: float, seed: int, threads: int | None
                ) -> Run:
     """``VectorEuchre`` under random play: every game's seat to act gets a random legal action each step."""
-    from euchre_env.vector import VectorEuchre
-    from euchre_env.vector_kernels import random_actions, random_actions_serial
+    from euchre_env.compiled.kernels import random_actions, random_actions_serial
+    from euchre_env.envs.vector import VectorEuchre
 
     venv = VectorEuchre(preset, num_envs=num_envs, seed=seed, observation=observation, copy=False, threads=threads)
     pick = random_actions if threads != 1 else random_actions_serial  # the "policy" on the same threads

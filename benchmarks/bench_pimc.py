@@ -11,10 +11,10 @@ import argparse
 import statistics
 import time
 
-from euchre_env.agents.pimc import PIMCAgent
-from euchre_env.engine import GameState, Phase
-from euchre_env.infostate import information_state
-from euchre_env.rules import Rules
+from euchre_env.agents.search.pimc import PIMCAgent
+from euchre_env.game.engine import GameState, Phase
+from euchre_env.game.rules import Rules
+from euchre_env.views.infostate import information_state
 
 
 def main(argv: list[str] | None = None) -> None:

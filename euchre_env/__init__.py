@@ -1,16 +1,54 @@
-"""Euchre for reinforcement learning: rules engine and PettingZoo AEC environment.
+"""Euchre for reinforcement learning: the rules engine and its environments.
 
-``euchre_env.env(rules="knock", **options)`` is the wrapped AEC env, ``raw_env`` the bare one.
-``pettingzoo.make("aec", "euchre/euchre_v0", ...)`` works after ``import euchre_env``.
+``euchre_env.env(rules="knock", **options)`` is the wrapped PettingZoo AEC env, ``raw_env`` the bare one;
+``pettingzoo.make("aec", "euchre/euchre_v0", ...)`` works after ``import euchre_env``. ``SingleSeatEnv``
+(one seat against given opponents, Gymnasium) and ``VectorEuchre`` (many games at once) are exported here
+too. The subpackages: ``game`` (the rules), ``views`` (what a seat may know), ``compiled`` (the Numba copy
+of the game), ``envs`` (the environments); ``agents``, ``evaluation``, ``training``, ``play`` and ``cli``
+build on them (docs/design.md).
+
+``import euchre_env`` imports Numba, which the AEC env steps on (about 0.3 s of the import on a warm
+disk; docs/design.md).
 """
 
-from euchre_env.actions import ActionTable
-from euchre_env.engine import GameState, Phase
-from euchre_env.env import env, raw_env
-from euchre_env.rules import PRESETS, Rules
+import sys
+from types import ModuleType
+from typing import Any
 
-__all__ = ["PRESETS", "ActionTable", "GameState", "Phase", "Rules", "env", "raw_env"]
-__version__ = "0.1.0"
+from euchre_env import _moved
+from euchre_env.envs.aec import env, raw_env
+from euchre_env.game.actions import ActionTable
+from euchre_env.game.engine import GameState, Phase
+from euchre_env.game.errors import IllegalActionError
+from euchre_env.game.rules import PRESETS, Rules
+
+__all__ = ["PRESETS", "ActionTable", "GameState", "IllegalActionError", "Phase", "Rules", "SingleSeatEnv",
+           "VectorEuchre", "env", "raw_env"]
+__version__ = "0.2.0"
+
+_LAZY = {"SingleSeatEnv": "euchre_env.envs.single_seat", "VectorEuchre": "euchre_env.envs.vector"}
+
+
+def __getattr__(name: str) -> Any:
+    # the Gymnasium views load on first use: a plain AEC user never pays for them
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+class _Package(ModuleType):
+    def __setattr__(self, name: str, value: Any) -> None:
+        # Importing the 0.1 module path ``euchre_env.env`` (now euchre_env.envs.aec) makes the import system
+        # bind the module here as ``env``: the function env() must stay what ``euchre_env.env`` names.
+        if name == "env" and isinstance(value, ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
+_moved.install()
 
 
 def _register() -> None:
@@ -19,7 +57,7 @@ def _register() -> None:
     try:
         pettingzoo.spec("aec", "euchre/euchre_v0")
     except Exception:  # not registered yet (a re-import must not register twice)
-        pettingzoo.register("aec", "euchre/euchre_v0", entry_point="euchre_env.env:env")
+        pettingzoo.register("aec", "euchre/euchre_v0", entry_point="euchre_env:env")
 
 
 _register()

@@ -1,16 +1,16 @@
-"""The deals of a hand match played all at once on :class:`~euchre_env.vector.VectorEuchre`.
+"""The deals of a hand match played all at once on :class:`~euchre_env.envs.vector.VectorEuchre`.
 
 :meth:`MatchRunner.play_deals <euchre_env.evaluation.match.MatchRunner.play_deals>` uses it for matches of
 single hands between agents that do not search: each deal of the range is two games of the batch (play 0 and
-play 1, the same cards), every game steps at once, and a greedy :class:`~euchre_env.agents.neural.NeuralAgent`
+play 1, the same cards), every game steps at once, and a greedy :class:`~euchre_env.agents.neural.agent.NeuralAgent`
 side decides all its games in one forward pass, on the batch's own observations (exactly the env's, so exactly
 what the agent would encode for itself), and a rule-based side all its games in one call of its compiled copy
-(:class:`~euchre_env.agents.rule_based_vector.RuleBasedVector`, the same choices, on the batch's arrays). Every
+(:class:`~euchre_env.agents.rule_based.compiled.RuleBasedVector`, the same choices, on the batch's arrays). Every
 other agent is asked as in the one-by-one path, through
-:func:`~euchre_env.decision.ask_agent` on a reference ``GameState`` kept in step with its game, with its own
+:func:`~euchre_env.views.decision.ask_agent` on a reference ``GameState`` kept in step with its game, with its own
 instance per game and seat, reset with the same seed (:mod:`.seeds`). The deals, the agents' seeds and their
 inputs are those of the one-by-one path, so a seeded match gives the same records on either
-(``tests/test_evaluate.py`` checks it).
+(``tests/evaluation/test_evaluate.py`` checks it).
 """
 
 from __future__ import annotations
@@ -20,14 +20,14 @@ from typing import Any
 import numpy as np
 import torch
 
-from euchre_env.agents.neural import NeuralAgent
-from euchre_env.agents.rule_based import RuleBasedAgent
-from euchre_env.agents.rule_based_vector import RuleBasedVector, supports
-from euchre_env.decision import ask_agent
-from euchre_env.engine import GameState, team_margin
-from euchre_env.evaluation.seeds import agent_seed, deal_seed
-from euchre_env.seats import NUM_SEATS, other_team, team_of
-from euchre_env.vector import VectorEuchre
+from euchre_env.agents.neural.agent import NeuralAgent
+from euchre_env.agents.rule_based.agent import RuleBasedAgent
+from euchre_env.agents.rule_based.compiled import RuleBasedVector, supports
+from euchre_env.envs.vector import VectorEuchre
+from euchre_env.evaluation.streams import agent_seed, deal_seed
+from euchre_env.game.engine import GameState, team_margin
+from euchre_env.game.seats import NUM_SEATS, other_team, team_of
+from euchre_env.views.decision import ask_agent
 
 
 def batched_network(agent: Any) -> NeuralAgent | None:

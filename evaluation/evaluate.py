@@ -16,7 +16,7 @@ from euchre_env.evaluation.match import AgentSpec, Match, spec_name
 from euchre_env.evaluation.pool import chunk_bounds, play_match
 from euchre_env.evaluation.progress import Progress
 from euchre_env.evaluation.results import MatchResult, summarize
-from euchre_env.rules import Rules
+from euchre_env.game.rules import Rules
 
 # Match and play_match stay importable from here (older scripts and tests import them from this module).
 __all__ = ["Match", "MatchResult", "evaluate", "play_match"]

@@ -28,9 +28,9 @@ import numpy as np
 from euchre_env.evaluation.evaluate import evaluate
 from euchre_env.evaluation.match import AgentSpec, spec_name
 from euchre_env.evaluation.results import MatchResult
-from euchre_env.evaluation.seeds import bootstrap_seed
 from euchre_env.evaluation.stats import bradley_terry
-from euchre_env.rules import Rules
+from euchre_env.evaluation.streams import bootstrap_seed
+from euchre_env.game.rules import Rules
 
 
 @dataclass

@@ -13,9 +13,9 @@ Two kinds of match:
   started from the same ``GameState`` seed, so both games see the same sequence of deals
   (the engine's generator only deals).
 
-The game is driven through :class:`~euchre_env.engine.GameState` directly (or, for a greedy network playing
+The game is driven through :class:`~euchre_env.game.engine.GameState` directly (or, for a greedy network playing
 single hands, all deals of a range at once on the batched engine, :mod:`.batch_play`); at each decision
-only the acting seat's agent is asked, through :func:`euchre_env.decision.ask_agent` (the
+only the acting seat's agent is asked, through :func:`euchre_env.views.decision.ask_agent` (the
 same inputs as everywhere else, and an :class:`IllegalActionError` naming the agent for a
 wrong answer). Each seat has its own agent instance, reset before every deal (or game) with
 a seed derived from (master seed, deal index, play index, seat) (:mod:`.seeds`).
@@ -30,14 +30,15 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from euchre_env.agents.registry import make_agent
-from euchre_env.decision import IllegalActionError, ask_agent
-from euchre_env.engine import GameState, team_margin
-from euchre_env.episodes import EPISODES
+from euchre_env.envs.episodes import EPISODES
 from euchre_env.evaluation.batch_play import batched, play_hand_deals
-from euchre_env.evaluation.seeds import agent_seed, deal_seed
-from euchre_env.observation import Observer
-from euchre_env.rules import Rules
-from euchre_env.seats import NUM_SEATS, other_team, team_of
+from euchre_env.evaluation.streams import agent_seed, deal_seed
+from euchre_env.game.engine import GameState, team_margin
+from euchre_env.game.errors import IllegalActionError
+from euchre_env.game.rules import Rules
+from euchre_env.game.seats import NUM_SEATS, other_team, team_of
+from euchre_env.views.decision import ask_agent
+from euchre_env.views.observation import Observer
 
 __all__ = [
     "EPISODES", "AgentSpec", "DealRecord", "GameTooLongError", "IllegalActionError", "Match", "MatchRunner",

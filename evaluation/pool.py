@@ -16,9 +16,9 @@ import multiprocessing as mp
 import signal
 import sys
 
+from euchre_env.compiled.builds import forks_safely
 from euchre_env.evaluation.match import DealRecord, Match, MatchRunner
 from euchre_env.evaluation.progress import Progress, RunningMargin
-from euchre_env.numba_builds import forks_safely
 
 _WORKER: MatchRunner | None = None
 

@@ -43,7 +43,7 @@ class ShippedCheckpoint:
         self.name, self.ref = spec, ref
 
     def __call__(self, seed: int | None) -> Any:
-        from euchre_env.agents.neural import NeuralAgent  # torch: only checkpoints need it
+        from euchre_env.agents.neural.agent import NeuralAgent  # torch: only checkpoints need it
 
         actor, rules, observation = self._played()
         return NeuralAgent(actor, rules, observation=observation, seed=seed, name=self.name)
@@ -53,7 +53,7 @@ class ShippedCheckpoint:
         it goes through is removed at once (one per worker and checkpoint was left in the temp folder)."""
         import ray
 
-        from euchre_env.agents.checkpoint import build_model, load_checkpoint  # torch: only checkpoints need it
+        from euchre_env.agents.neural.checkpoint import build_model, load_checkpoint  # torch: only checkpoints need it
 
         key = self.ref.hex()
         if key not in _PLAYED:

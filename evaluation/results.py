@@ -12,7 +12,7 @@ import numpy as np
 
 from euchre_env.evaluation.match import DealRecord, Match, spec_name
 from euchre_env.evaluation.stats import ratio_ci, wilson_interval
-from euchre_env.rules import Rules
+from euchre_env.game.rules import Rules
 
 
 @dataclass

@@ -151,8 +151,8 @@ def run(rules: str = "knock", iterations: int = 20, batch: int = 4000, seed: int
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line; a bad value ends it with one line (nothing heavy is needed to check it)."""
     # Imported here, not at the top: docs/integrations.md shows the import block as it is.
-    from euchre_env.rules import PRESETS
-    from euchre_env.training.arguments import OneLineParser, non_negative_int, positive_int
+    from euchre_env.cli.arguments import OneLineParser, non_negative_int, positive_int
+    from euchre_env.game.rules import PRESETS
 
     parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rules", default="knock", choices=PRESETS, help="rule preset (default: knock)")

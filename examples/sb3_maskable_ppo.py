@@ -31,8 +31,8 @@ import numpy as np
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 
+from euchre_env.envs.single_seat import SingleSeatEnv
 from euchre_env.evaluation.evaluate import MatchResult, evaluate
-from euchre_env.single_seat import SingleSeatEnv
 
 # readme-end: sb3
 
@@ -116,7 +116,7 @@ def run(rules: str = "knock", opponent: str = "rules", timesteps: int = 50_000, 
 
 def opponent_spec(text: str) -> str:
     """--opponent: a model .zip saved by this script, or an agent spec (checked without building it)."""
-    from euchre_env.training.arguments import agent_spec  # here: docs/integrations.md shows the import block
+    from euchre_env.cli.arguments import agent_spec  # here: docs/integrations.md shows the import block
 
     if text.endswith(".zip"):
         if not Path(text).is_file():
@@ -128,8 +128,8 @@ def opponent_spec(text: str) -> str:
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line; a bad value ends it with one line (nothing heavy is needed to check it)."""
     # Imported here, not at the top: docs/integrations.md shows the import block as it is.
-    from euchre_env.rules import PRESETS
-    from euchre_env.training.arguments import OneLineParser, agent_spec, non_negative_int, positive_int
+    from euchre_env.cli.arguments import OneLineParser, agent_spec, non_negative_int, positive_int
+    from euchre_env.game.rules import PRESETS
 
     parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rules", default="knock", choices=PRESETS, help="rule preset (default: knock)")

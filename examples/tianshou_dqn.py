@@ -39,7 +39,7 @@ from tianshou.env import DummyVectorEnv, PettingZooEnv
 from tianshou.trainer import OffPolicyTrainerParams
 from tianshou.utils.net.common import Net
 
-from euchre_env.single_seat import SingleSeatAEC, SingleSeatEnv
+from euchre_env.envs.single_seat import SingleSeatAEC, SingleSeatEnv
 
 
 def make_env(rules: str = "knock", opponent: str = "rules") -> PettingZooEnv:
@@ -108,8 +108,8 @@ def run(rules: str = "knock", opponent: str = "rules", epochs: int = 10, epoch_s
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """The command line; a bad value ends it with one line (nothing heavy is needed to check it)."""
     # Imported here, not at the top: docs/integrations.md shows the import block as it is.
-    from euchre_env.rules import PRESETS
-    from euchre_env.training.arguments import OneLineParser, agent_spec, non_negative_int, positive_int
+    from euchre_env.cli.arguments import OneLineParser, agent_spec, non_negative_int, positive_int
+    from euchre_env.game.rules import PRESETS
 
     parser = OneLineParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rules", default="knock", choices=PRESETS, help="rule preset (default: knock)")

@@ -19,7 +19,7 @@ from types import ModuleType
 import numpy as np
 import pytest
 
-from euchre_env.single_seat import SingleSeatEnv
+from euchre_env.envs.single_seat import SingleSeatEnv
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 

@@ -1,9 +1,10 @@
 """The package's shape: imports run one way, and a user's own modules never shadow ours.
 
-Layers, bottom to top: ``euchre_env`` (rules, engine, env views; the files of ``euchre_env/``)
-<- ``euchre_env.agents`` (``agents/``) <- ``euchre_env.evaluation`` (``evaluation/``) <-
-``euchre_env.training`` (``training/``) <- the command line (``training/cli.py``). A module may
-import its own layer and those below, never one above, lazily inside a function included.
+Layers, bottom to top. Inside ``euchre_env/``: ``game`` (the rules) <- ``views`` (what a seat may know) <-
+``compiled`` (the Numba copy, built from the game's and the views' tables) <- ``envs`` (the environments; the
+package root ``euchre_env/__init__.py`` sits here). Above them: ``agents`` <- ``evaluation`` <- ``training``,
+and beside those ``play`` (human play: the env and the agents only); ``cli`` (the command line) on top. A
+module may import its own layer and those it builds on, never another, lazily inside a function included.
 """
 
 from __future__ import annotations
@@ -12,18 +13,33 @@ import ast
 import os
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-LAYERS = ("env", "agents", "evaluation", "training", "cli")
-FOLDERS = {"euchre_env": "env", "agents": "agents", "evaluation": "evaluation", "training": "training"}
+ENV = ("game", "views", "compiled", "envs")
+# layer -> the layers its modules may import
+ALLOWED = {
+    "game": {"game"},
+    "views": {"game", "views"},
+    "compiled": {"game", "views", "compiled"},
+    "envs": {*ENV},
+    "agents": {*ENV, "agents"},
+    "evaluation": {*ENV, "agents", "evaluation"},
+    "training": {*ENV, "agents", "evaluation", "training"},
+    "play": {*ENV, "agents", "play"},
+    "cli": {*ENV, "agents", "evaluation", "training", "play", "cli"},
+}
+FOLDERS = ("euchre_env", "agents", "evaluation", "training", "play", "cli")
 
 
 def file_layer(path: Path) -> str:
-    folder = path.relative_to(ROOT).parts[0]
-    return "cli" if path.stem == "cli" else FOLDERS[folder]
+    parts = path.relative_to(ROOT).parts
+    if parts[0] == "euchre_env":
+        return parts[1] if parts[1] in ENV else "envs"  # the package root is the envs' facade
+    return parts[0]
 
 
 def import_layer(name: str) -> str | None:
@@ -31,11 +47,7 @@ def import_layer(name: str) -> str | None:
     parts = name.split(".")
     if parts[0] != "euchre_env":
         return None
-    if parts[-1] == "cli":
-        return "cli"
-    if len(parts) > 1 and parts[1] in ("agents", "evaluation", "training"):
-        return parts[1]
-    return "env"
+    return parts[1] if len(parts) > 1 and parts[1] in ALLOWED else "envs"
 
 
 def imports(path: Path) -> list[tuple[int, str]]:
@@ -51,35 +63,66 @@ def imports(path: Path) -> list[tuple[int, str]]:
 
 
 def source_files() -> list[Path]:
-    return sorted(p for folder in FOLDERS for p in (ROOT / folder).glob("*.py"))
+    return sorted(p for folder in FOLDERS for p in (ROOT / folder).rglob("*.py"))
 
 
 def test_the_layer_rules_see_every_source_file():
     files = source_files()
-    assert len(files) > 30
-    assert {file_layer(p) for p in files} == set(LAYERS)
+    assert len(files) > 60
+    assert {file_layer(p) for p in files} == set(ALLOWED)
     assert import_layer("euchre_env.agents.registry") == "agents"
-    assert import_layer("euchre_env.training.cli") == "cli"
-    assert import_layer("euchre_env.engine") == "env"
+    assert import_layer("euchre_env.cli.main") == "cli"
+    assert import_layer("euchre_env.game.engine") == "game"
+    assert import_layer("euchre_env.compiled.kernels") == "compiled"
+    assert import_layer("euchre_env") == "envs"
     assert import_layer("numpy") is None
 
 
 def test_imports_run_one_way():
     against = []
     for path in source_files():
-        here = LAYERS.index(file_layer(path))
+        here = file_layer(path)
         for line, name in imports(path):
             target = import_layer(name)
-            if target is not None and LAYERS.index(target) > here:
-                against.append(f"{path.relative_to(ROOT)}:{line} ({file_layer(path)}) imports {name} ({target})")
-    assert not against, "imports against env <- agents <- evaluation <- training <- cli:\n" + "\n".join(against)
+            if target is not None and target not in ALLOWED[here]:
+                against.append(f"{path.relative_to(ROOT)}:{line} ({here}) imports {name} ({target})")
+    assert not against, "imports against the layers (tests/test_layers.py):\n" + "\n".join(against)
+
+
+def test_the_game_imports_no_library_of_the_envs():
+    # the definition of the rules is plain Python: numpy at most, never numba, gymnasium or pettingzoo
+    heavy = [f"{p.relative_to(ROOT)}:{line} imports {name}" for p in (ROOT / "euchre_env" / "game").glob("*.py")
+             for line, name in imports(p) if name.split(".")[0] in ("numba", "gymnasium", "pettingzoo", "torch")]
+    assert not heavy, "\n".join(heavy)
 
 
 def test_nothing_imports_the_old_top_level_names():
     # agents, evaluation and training install under euchre_env; a bare name would be the user's module.
     old = [f"{p.relative_to(ROOT)}:{line} imports {name}" for p in source_files() for line, name in imports(p)
-           if name.split(".")[0] in ("agents", "evaluation", "training")]
+           if name.split(".")[0] in ("agents", "evaluation", "training", "play", "cli")]
     assert not old, "\n".join(old)
+
+
+def test_nothing_of_ours_imports_a_moved_path():
+    from euchre_env._moved import MOVED
+
+    old = [f"{p.relative_to(ROOT)}:{line} imports {name}" for folder in (*FOLDERS, "tests", "benchmarks", "examples")
+           for p in (ROOT / folder).rglob("*.py") for line, name in imports(p) if name in MOVED]
+    assert not old, "\n".join(old)
+
+
+LONG = 500
+
+
+def test_a_long_module_says_why_it_is_one():
+    # about 500 lines is where a module should be split; one that is longer says why in its docstring
+    unexplained = []
+    for path in source_files():
+        lines = path.read_text().count("\n")
+        doc = ast.get_docstring(ast.parse(path.read_text())) or ""
+        if lines > LONG and "Why one module" not in doc:
+            unexplained.append(f"{path.relative_to(ROOT)}: {lines} lines")
+    assert not unexplained, "split these, or say in the docstring 'Why one module': " + ", ".join(unexplained)
 
 
 USER_MODULES = {
@@ -107,7 +150,7 @@ def test_a_users_agents_and_training_modules_do_not_shadow_ours(user_project: Pa
     script = user_project / "my_experiment.py"
     script.write_text(
         "import euchre_env\n"
-        "from euchre_env.single_seat import SingleSeatEnv\n"
+        "from euchre_env.envs.single_seat import SingleSeatEnv\n"
         "from euchre_env.agents import make_agent\n"
         "from euchre_env.evaluation import evaluate\n"
         "env = SingleSeatEnv('knock', opponents='rules')\n"
@@ -122,7 +165,52 @@ def test_a_users_agents_and_training_modules_do_not_shadow_ours(user_project: Pa
 
 def test_the_command_line_runs_beside_a_users_modules(user_project: Path):
     # ``python -m`` puts the working folder first on sys.path: the shadowing case.
-    done = _run([sys.executable, "-m", "euchre_env.training.cli", "eval", "rules", "random", "--hands", "2",
+    done = _run([sys.executable, "-m", "euchre_env.cli", "eval", "rules", "random", "--hands", "2",
                  "--workers", "1"], user_project)
     assert done.returncode == 0, done.stderr
     assert "rules" in done.stdout
+
+
+def test_every_0_1_import_path_still_works_with_a_warning():
+    # The 0.1 paths (docs/design.md's "Import paths that moved"): each is the new module itself, for one release.
+    from euchre_env._moved import MOVED
+
+    # the public names of 0.1 at their 0.1 paths
+    code = (
+        "import warnings, importlib\n"
+        "warnings.simplefilter('error', DeprecationWarning)\n"
+        "import euchre_env\n"
+        "from euchre_env.agents import make_agent\n"
+        "assert callable(euchre_env.env) and euchre_env.raw_env\n"
+        "warnings.simplefilter('default')\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        "    from euchre_env.single_seat import SingleSeatEnv\n"
+        "    from euchre_env.vector import VectorEuchre\n"
+        "    from euchre_env.env import raw_env\n"
+        "    from euchre_env.agents.checkpoint import load_checkpoint\n"
+        "assert [w.category for w in caught] == [DeprecationWarning] * 4, [str(w.message) for w in caught]\n"
+        "assert 'euchre_env.envs.vector' in str(caught[1].message)\n"
+        "assert callable(euchre_env.env) and not isinstance(euchre_env.env, type(euchre_env)), euchre_env.env\n"
+        "assert SingleSeatEnv is euchre_env.SingleSeatEnv and VectorEuchre is euchre_env.VectorEuchre\n"
+        "assert raw_env is euchre_env.raw_env\n"
+        "from euchre_env.envs.vector import VectorEuchre as New\n"
+        "assert New is VectorEuchre\n"
+        "import euchre_env.envs.vector as m\n"
+        "assert m.__spec__.name == 'euchre_env.envs.vector'\n"
+        "print('ok')\n"
+    )
+    done = _run([sys.executable, "-c", code], ROOT)
+    assert done.returncode == 0, done.stderr
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        import importlib
+
+        for old, new in MOVED.items():
+            assert importlib.import_module(old) is importlib.import_module(new), old
+
+
+def test_the_0_1_command_module_still_runs():
+    done = _run([sys.executable, "-W", "ignore::DeprecationWarning", "-m", "euchre_env.training.cli", "--help"], ROOT)
+    assert done.returncode == 0, done.stderr
+    assert "usage: euchre" in done.stdout

@@ -10,15 +10,15 @@ from typing import Any
 
 import torch
 
-from euchre_env.actions import action_table
-from euchre_env.agents.policy import ActorCritic
+from euchre_env.agents.neural.network import ActorCritic
 from euchre_env.agents.registry import make_agent
-from euchre_env.rules import Rules
-from euchre_env.structured import make_observer
+from euchre_env.game.actions import action_table
+from euchre_env.game.rules import Rules
 from euchre_env.training.config import TrainConfig
 from euchre_env.training.oracle import Oracle
 from euchre_env.training.selfplay import PAST, SELF, SelfPlay
 from euchre_env.training.solver_targets import SolverTargets
+from euchre_env.views.structured import make_observer
 
 
 def scripted_agents(config: TrainConfig) -> dict[str, Any]:

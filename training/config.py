@@ -16,10 +16,10 @@ from typing import Any
 
 import yaml
 
-from euchre_env.agents.policy import PRECISIONS
+from euchre_env.agents.neural.network import PRECISIONS
 from euchre_env.agents.registry import check_spec
-from euchre_env.rules import Rules
-from euchre_env.structured import OBSERVATIONS
+from euchre_env.game.rules import Rules
+from euchre_env.views.structured import OBSERVATIONS
 
 
 @dataclass
@@ -29,7 +29,7 @@ class RunConfig:
     max_minutes: float = 0.0  # stop earlier when training has taken this long (0: no limit)
     torch_threads: int = 2
     checkpoint_every: int = 10  # updates between checkpoints (latest.pt)
-    # The engine self-play collects on: "vector" (euchre_env.vector, every game stepped at once) or "reference"
+    # The engine self-play collects on: "vector" (euchre_env.envs.vector, every game stepped at once) or "reference"
     # (one GameState per game; the runs before the vector engine, which resume with it).
     engine: str = "vector"
     # Where self-play collects: "local" (this process) or "ray" (Ray actors, the section ray below).

@@ -17,7 +17,7 @@ import math
 import numpy as np
 import torch
 
-from euchre_env.agents.policy import ActorCritic
+from euchre_env.agents.neural.network import ActorCritic
 from euchre_env.evaluation.progress import progress_bar
 from euchre_env.training.config import PretrainConfig
 from euchre_env.training.ppo import advantages

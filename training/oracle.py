@@ -21,10 +21,10 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from euchre_env.engine import GameState
-from euchre_env.rules import Rules
-from euchre_env.seats import NUM_SEATS, relative_seat
-from euchre_env.structured import Frame
+from euchre_env.game.engine import GameState
+from euchre_env.game.rules import Rules
+from euchre_env.game.seats import NUM_SEATS, relative_seat
+from euchre_env.views.structured import Frame
 
 
 class Oracle:
@@ -62,7 +62,7 @@ class Oracle:
     def encode_batch(self, hands: np.ndarray, kitty: np.ndarray, discard: np.ndarray, seats: np.ndarray,
                      card_frames: np.ndarray, opponents: list[str], out: np.ndarray) -> np.ndarray:
         """:meth:`encode` for ``k`` decisions at once, from the arrays of
-        :meth:`euchre_env.vector.VectorEuchre.hidden_cards` (rows of the games deciding): ``hands [k, 4, n]``,
+        :meth:`euchre_env.envs.vector.VectorEuchre.hidden_cards` (rows of the games deciding): ``hands [k, 4, n]``,
         ``kitty [k, n]``, ``discard [k]`` (-1: none), the deciding ``seats [k]``, ``card_frames [k, n]`` (each
         absolute card id in the frame of that seat's observation), the ``opponents`` kinds; into ``out [k, size]``."""
         kinds = np.array([self._kind[o] for o in opponents], np.int64)

@@ -7,8 +7,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from euchre_env.agents.policy import ActorCritic, log_prob_and_entropy, matmul_precision
-from euchre_env.agents.sparse_input import SparseRows
+from euchre_env.agents.neural.network import ActorCritic, log_prob_and_entropy, matmul_precision
+from euchre_env.agents.neural.sparse_input import SparseRows
 from euchre_env.training.config import PPOConfig
 from euchre_env.training.selfplay import Rollout
 
@@ -46,7 +46,7 @@ def ppo_update(
     """Run the PPO epochs on one rollout; returns the losses and diagnostics to log."""
     adv_np, ret_np = advantages(rollout, cfg.gamma, cfg.gae_lambda)
     # The observations as their non-zero entries, once for all epochs (the networks' first layer reads
-    # them; agents/sparse_input.py).
+    # them; agents/neural/sparse_input.py).
     obs = SparseRows.from_dense(rollout.obs)
     mask = torch.from_numpy(rollout.mask)
     extra = SparseRows.from_dense(rollout.extra)  # the critic's privileged features (none with the seat critic)

@@ -1,17 +1,17 @@
 """Lockstep self-play: many games at once, one batched forward pass per step.
 
 Two engines (``engine``, the config's ``run.engine``): ``"vector"`` steps every game at once on
-:class:`~euchre_env.vector.VectorEuchre` and hands the networks its observation and mask arrays, which
+:class:`~euchre_env.envs.vector.VectorEuchre` and hands the networks its observation and mask arrays, which
 are exactly those of ``euchre_env.env`` with the same ``observation`` option; the rule-based and random
 league agents decide for all their games from the batch's arrays, and games with another scripted seat
-keep a reference :class:`~euchre_env.engine.GameState` in step for that agent, which reads an
+keep a reference :class:`~euchre_env.game.engine.GameState` in step for that agent, which reads an
 ``InfoState``. ``"reference"`` drives one ``GameState`` per game and encodes with the env's own
 observer (``observation``: ``"absolute"`` or ``"structured"``,
-:func:`~euchre_env.structured.make_observer`); runs saved before the vector engine existed resume on it,
+:func:`~euchre_env.views.structured.make_observer`); runs saved before the vector engine existed resume on it,
 so that they continue exactly as they ran.
 
 Action frames. With the structured observation a seat's action ids are in its canonical suit
-frame (:class:`~euchre_env.structured.Frame`): the networks (learner and frozen snapshots) get the
+frame (:class:`~euchre_env.views.structured.Frame`): the networks (learner and frozen snapshots) get the
 mask in that frame, their sampled ids go back through ``Frame.to_absolute_action`` to the engine,
 and the rollout records what the network saw (canonical masks and actions). A teacher's absolute
 choice is recorded through ``Frame.to_canonical_action``. With the absolute observation the frame
@@ -59,22 +59,22 @@ from typing import Any
 import numpy as np
 import torch
 
-from euchre_env.agents.policy import ActorCritic, PolicyNet, sample_actions
+from euchre_env.agents.neural.network import ActorCritic, PolicyNet, sample_actions
 from euchre_env.agents.random_agent import RandomAgent
-from euchre_env.agents.rule_based import RuleBasedAgent
-from euchre_env.agents.rule_based_vector import RuleBasedVector, supports
-from euchre_env.cards import SUITS
-from euchre_env.decision import ask_agent
-from euchre_env.engine import GameState, hand_reward, team_margin
-from euchre_env.observation import Observer
-from euchre_env.phases import Phase
-from euchre_env.rules import Rules
-from euchre_env.seats import NUM_SEATS, team_of
-from euchre_env.structured import Frame, StructuredObserver, make_observer
+from euchre_env.agents.rule_based.agent import RuleBasedAgent
+from euchre_env.agents.rule_based.compiled import RuleBasedVector, supports
+from euchre_env.envs.vector import VectorEuchre
+from euchre_env.game.cards import SUITS
+from euchre_env.game.engine import GameState, hand_reward, team_margin
+from euchre_env.game.phases import Phase
+from euchre_env.game.rules import Rules
+from euchre_env.game.seats import NUM_SEATS, team_of
 from euchre_env.training.config import ENGINES
 from euchre_env.training.oracle import Oracle
 from euchre_env.training.solver_targets import SolverTargets
-from euchre_env.vector import VectorEuchre
+from euchre_env.views.decision import ask_agent
+from euchre_env.views.observation import Observer
+from euchre_env.views.structured import Frame, StructuredObserver, make_observer
 
 LEARNER = "learner"
 SELF = "self"
@@ -204,10 +204,10 @@ class SelfPlay:
 
     def _collect_vector(self, budget: int, seed: int, update: int, teacher: Any, stream: int,
                         on_step: Callable[[int], None] | None) -> Rollout:
-        """:meth:`collect` on :class:`~euchre_env.vector.VectorEuchre`: every game steps at once.
+        """:meth:`collect` on :class:`~euchre_env.envs.vector.VectorEuchre`: every game steps at once.
 
         The networks read the batch's observations and masks directly; the rule-based league agent decides
-        for all its games at once on its compiled copy (:class:`~euchre_env.agents.rule_based_vector.RuleBasedVector`,
+        for all its games at once on its compiled copy (:class:`~euchre_env.agents.rule_based.compiled.RuleBasedVector`,
         the same choices), the random one draws from the batch's masks (the same distribution, from the
         collector's generator). Games with another scripted seat (and every game when a teacher or the solver
         reads the true game) keep a reference ``GameState`` in step (``_Slot.state``), dealt the same cards:

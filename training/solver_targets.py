@@ -1,9 +1,9 @@
 """Solver-supervised targets: the double-dummy value of every legal card on the true deal.
 
 At a play decision the trainer knows the whole deal, so the double-dummy solver
-(:mod:`euchre_env.agents.double_dummy`) can say what each legal card is worth with every hand open and
+(:mod:`euchre_env.agents.search.double_dummy`) can say what each legal card is worth with every hand open and
 perfect play afterwards: the hand's point difference for the seat's team (march, euchre and lone
-bonuses included, through :func:`~euchre_env.agents.double_dummy.hand_value`). The trainer regresses an
+bonuses included, through :func:`~euchre_env.agents.search.double_dummy.hand_value`). The trainer regresses an
 auxiliary head on the actor's hidden features onto these values (``solver.coef`` in the config): the
 actor, which sees only its own observation, learns the average double-dummy value of each card over
 the deals it cannot tell apart, which is what PIMC estimates by sampling. The targets shape the
@@ -17,13 +17,13 @@ renege get no target. The double deck's 12-card hands are searched to the same d
 
 from __future__ import annotations
 
-from euchre_env.agents.double_dummy import DoubleDummy, hand_value
-from euchre_env.agents.pimc import DOUBLE_DECK_DEPTH
-from euchre_env.cards import follow_suit
-from euchre_env.engine import GameState
-from euchre_env.phases import Phase
-from euchre_env.rules import Rules
-from euchre_env.seats import team_of
+from euchre_env.agents.search.double_dummy import DoubleDummy, hand_value
+from euchre_env.agents.search.pimc import DOUBLE_DECK_DEPTH
+from euchre_env.game.cards import follow_suit
+from euchre_env.game.engine import GameState
+from euchre_env.game.phases import Phase
+from euchre_env.game.rules import Rules
+from euchre_env.game.seats import team_of
 
 # A solver's transposition table is dropped beyond this many positions (memory stays bounded).
 MAX_CACHED = 400_000

@@ -14,7 +14,7 @@ league plays). ``resume=True`` continues from
 stream of an update is seeded from (seed, update), the resumed run takes the same updates as
 one that was never interrupted.
 
-Every checkpoint is the play payload of the actor (:func:`~euchre_env.agents.checkpoint.model_payload`:
+Every checkpoint is the play payload of the actor (:func:`~euchre_env.agents.neural.checkpoint.model_payload`:
 its weights, the observation kind, the rules), which is all a player loads; ``latest.pt`` and
 ``best.pt`` add the trainer's own keys (``critic`` weights, ``optimizer``, ``config``, ``counters``,
 ``league``). The critic, which may have seen hidden cards (``model.critic: oracle``), never plays.
@@ -46,7 +46,8 @@ import yaml
 from torch.utils.tensorboard import SummaryWriter
 from tqdm.auto import tqdm
 
-from euchre_env.agents.checkpoint import (
+from euchre_env.agents.neural.agent import NeuralAgent
+from euchre_env.agents.neural.checkpoint import (
     CheckpointError,
     build_model,
     check_rules,
@@ -54,8 +55,7 @@ from euchre_env.agents.checkpoint import (
     model_payload,
     save_checkpoint,
 )
-from euchre_env.agents.neural import NeuralAgent
-from euchre_env.agents.policy import PolicyNet, fastest_precision
+from euchre_env.agents.neural.network import PolicyNet, fastest_precision
 from euchre_env.agents.registry import make_agent
 from euchre_env.evaluation import MatchResult, evaluate
 from euchre_env.evaluation.progress import progress_bar

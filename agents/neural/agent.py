@@ -1,0 +1,170 @@
+"""An agent that plays a trained policy network (needs the ``train`` extra: torch).
+
+``NeuralAgent("runs/knock/checkpoints/best.pt")`` plays the network's most probable legal
+action; ``greedy=False`` samples from its masked policy with the agent's seeded generator.
+As an agent spec, a path to a ``.pt`` file is a greedy NeuralAgent. The trainer's own
+evaluations pass the live network instead of a path: ``NeuralAgent(actor, rules, observation=...)``.
+
+The agent encodes its own input from ``info["information_state"]`` (what its seat knows, see
+``euchre_env.views.seat_view``) with the observer of the observation it was trained on, so it plays
+in any driver and in an env of either ``observation`` option. With the structured observation
+it works in its seat's canonical suit frame: the legal mask goes into the frame, the chosen
+canonical action comes back out as an absolute id, as the agent protocol requires. Without an
+information state (a PettingZoo loop of an env made without ``info_state=True``) it plays
+``observation["observation"]`` when that is its own encoding (absolute, of its size).
+
+The checkpoint is read with ``torch.load(weights_only=True)`` and checked (format, observation
+fingerprint); the first decision also checks that the game's rules are the ones it was
+trained for, and fails with a message naming the differences otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+import torch
+
+from euchre_env.agents.neural.checkpoint import CheckpointError, build_model, check_rules, load_checkpoint
+from euchre_env.agents.neural.network import ActorCritic, PolicyNet
+from euchre_env.game.rules import Rules
+from euchre_env.views.infostate import InfoState
+from euchre_env.views.seat_view import seat_view
+from euchre_env.views.structured import Frame, make_observer
+
+_MODELS: dict[tuple[str, int, int], tuple[PolicyNet, Rules, str]] = {}  # (path, mtime, size) -> what it plays
+# The harness builds one agent per seat and per deal: one observer per rule set and kind serves them all.
+_observer = lru_cache(maxsize=16)(make_observer)
+
+
+def _load(path: str) -> tuple[PolicyNet, Rules, str]:
+    """The actor, rules and observation kind of the checkpoint at ``path``, read once per file version.
+
+    The harness builds one agent per seat and per deal: the cache keeps that to one read, and
+    the file's modification time and size in the key make a rewritten checkpoint load afresh.
+    """
+    try:
+        st = os.stat(path)
+        key = (os.path.abspath(path), st.st_mtime_ns, st.st_size)
+    except OSError:
+        key = None  # missing or unreadable: load_checkpoint says which
+    if key is None or key not in _MODELS:
+        data = load_checkpoint(path)
+        loaded = (build_model(data, path), data["rules"], data["observation"])
+        if key is None:
+            return loaded
+        _MODELS[key] = loaded
+    return _MODELS[key]
+
+
+class NeuralAgent:
+    """Plays a policy network: greedy by default, or sampled.
+
+    ``checkpoint`` is a path to a checkpoint file (read and checked; the rules and the
+    observation come from the file, and ``rules`` / ``observation``, if given, must be the
+    same) or an in-memory :class:`PolicyNet` (an :class:`ActorCritic` gives its actor; then
+    ``rules``, the rules it plays, is required, and ``observation`` is the kind it reads,
+    ``"absolute"`` by default). ``name`` is the label evaluation tables print (default
+    ``"neural"``). It holds the actor only: nothing of a critic.
+    """
+
+    name = "neural"
+    needs_observation = False  # it encodes from info["information_state"] itself
+
+    def __init__(
+        self,
+        checkpoint: str | os.PathLike | PolicyNet | ActorCritic,
+        rules: Rules | None = None,
+        *,
+        observation: str | None = None,
+        seed: int | None = None,
+        greedy: bool = True,
+        name: str | None = None,
+    ) -> None:
+        if rules is not None and not isinstance(rules, Rules):
+            raise TypeError(f"NeuralAgent: rules must be a euchre_env Rules or None, got {type(rules).__name__} "
+                            f"{rules!r} (pass the seed as seed=...)")
+        if isinstance(checkpoint, ActorCritic):
+            checkpoint = checkpoint.actor  # the critic is the trainer's; playing needs the actor only
+        if isinstance(checkpoint, PolicyNet):
+            if rules is None:
+                raise ValueError("NeuralAgent: an in-memory network needs the rules it plays: "
+                                 "NeuralAgent(model, rules)")
+            self.source = name or "in-memory network"
+            self.model, self.rules, self.observation = checkpoint, rules, observation or "absolute"
+            self.observer = _observer(rules, self.observation)  # ValueError in one line for an unknown kind
+            if self.observer.size != self.model.obs_size:
+                raise ValueError(f"NeuralAgent: the network takes {self.model.obs_size} inputs, the "
+                                 f"{self.observation} observation of these rules has {self.observer.size}")
+        elif isinstance(checkpoint, (str, os.PathLike)):
+            self.source = os.fspath(checkpoint)
+            self.model, self.rules, self.observation = _load(self.source)
+            if rules is not None:
+                check_rules(self.source, self.rules, rules)
+            if observation is not None and observation != self.observation:
+                raise CheckpointError(f"checkpoint {self.source!r} was trained on the {self.observation} "
+                                      f"observation, not {observation!r}")
+            self.observer = _observer(self.rules, self.observation)
+        else:
+            raise TypeError("NeuralAgent: checkpoint must be a path to a .pt file or a PolicyNet / ActorCritic "
+                            f"network, got {type(checkpoint).__name__}")
+        if name is not None:
+            self.name = name
+        self.greedy = greedy
+        self._checked = False
+        self.reset(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: dict[str, np.ndarray], info: dict[str, Any] | None = None) -> int:
+        """The absolute id of the action chosen for the seat whose ``information_state`` ``info`` holds."""
+        state = (info or {}).get("information_state")
+        if state is None:
+            obs, mask, frame = self._given(observation), np.asarray(observation["action_mask"]).astype(bool), None
+        else:
+            if not self._checked:
+                self.check_rules(state.rules)
+                self._checked = True
+            obs, mask, frame = self._encode(state)
+        if not mask.any():
+            raise ValueError("NeuralAgent.act: the action mask has no legal action (is it this seat's turn?)")
+        with torch.no_grad():
+            logits = self.model.masked_logits(torch.as_tensor(obs).unsqueeze(0), torch.as_tensor(mask).unsqueeze(0))[0]
+        if self.greedy:
+            action = int(logits.argmax())
+        else:
+            probs = torch.softmax(logits, -1).numpy().astype(np.float64)
+            action = int(self.rng.choice(len(probs), p=probs / probs.sum()))
+        return action if frame is None else frame.to_absolute_action(action)
+
+    def _encode(self, state: InfoState) -> tuple[np.ndarray, np.ndarray, Frame | None]:
+        """The network's input and legal mask for ``state``'s seat, and the frame they are in (None: absolute)."""
+        mask = np.zeros(self.model.num_actions, bool)
+        mask[list(state.legal_actions)] = True  # absolute ids, whatever frame the env's own mask is in
+        view = seat_view(state)
+        if self.observation == "structured":
+            obs, frame = self.observer.encode_with_frame(view, state.seat)
+            return obs, frame.canonical_mask(mask), frame
+        return self.observer.encode(view, state.seat), mask, None
+
+    def _given(self, observation: dict[str, np.ndarray]) -> np.ndarray:
+        """``observation["observation"]`` when it is the network's own input (the plain loop without info state)."""
+        if self.observation == "structured":
+            # the env's canonical frame would have to be the agent's too: encoding itself is the one safe way
+            raise ValueError(f"NeuralAgent: checkpoint {self.source!r} plays the structured observation from "
+                             "info['information_state']: create the env with info_state=True")
+        vec = observation.get("observation")
+        size = None if vec is None else np.asarray(vec).shape[-1]
+        if size != self.model.obs_size:
+            raise CheckpointError(
+                f"checkpoint {self.source!r} expects observations of {self.model.obs_size} floats (the absolute "
+                f"observation of its rules), got {size}: create the env with info_state=True"
+            )
+        return np.asarray(vec, np.float32)
+
+    def check_rules(self, rules: Rules) -> None:
+        """Raise a CheckpointError unless the network was trained for ``rules``."""
+        check_rules(self.source, self.rules, rules)

@@ -1,0 +1,213 @@
+"""Checkpoints: plain data only, written atomically, checked when read.
+
+A checkpoint is a ``torch.save`` of a dict holding nothing but tensors, numbers, strings,
+lists and dicts, so that ``torch.load(weights_only=True)`` can read it: a file from a
+stranger cannot run code. It names its format and version, the rules as plain data, the
+observation it was trained on and a fingerprint of that observation's layout and the action
+table; a loader refuses a file whose rules or fingerprint do not match what it is asked to
+play, with a message that says so.
+
+Version 2 (written now): ``"observation"`` (``"absolute"`` or ``"structured"``) and
+``"actor"``, the state dict of the :class:`PolicyNet` alone: a checkpoint's player holds no
+critic, whose inputs it could not see at play time. Version 1 (the published checkpoints):
+no ``"observation"`` (it was the absolute one) and ``"model"``, an :class:`ActorCritic`'s state
+dict, of which :func:`build_model` takes the ``actor.*`` weights. A trainer adds keys of its
+own (optimizer, critic, counters) to the payload it saves; the loader keeps them.
+
+Writes go to a temporary file in the same folder that is then renamed over the target
+(``os.replace`` is atomic), so a run killed at any moment leaves either the previous
+complete checkpoint or the new one, never a torn file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import re
+import warnings
+import zipfile
+from functools import lru_cache
+from typing import Any
+
+import torch
+
+from euchre_env.agents.neural.network import PolicyNet
+from euchre_env.game.actions import action_table
+from euchre_env.game.rules import Rules
+from euchre_env.views.structured import OBSERVATIONS, make_observer
+
+FORMAT = "euchre-env-checkpoint"
+VERSION = 2
+READS = (1, 2)  # the versions load_checkpoint reads
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be used: missing, damaged, foreign, or for other rules (one line)."""
+
+
+@lru_cache(maxsize=64)  # a structured observer takes a while to build, and a trainer saves often
+def fingerprint(rules: Rules, observation: str = "absolute") -> str:
+    """A short hash of what a network's inputs (``observation``) and outputs mean under ``rules``."""
+    spec: dict[str, Any] = {"layout": make_observer(rules, observation).layout,
+                            "actions": list(action_table(rules).strings)}
+    if observation != "absolute":
+        # The structured layout repeats the absolute block names; the kind keeps the two apart. The absolute
+        # spec stays as version 1 wrote it, so that those files keep their fingerprints.
+        spec["observation"] = observation
+    return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def rules_key(rules: Rules) -> dict[str, Any]:
+    """The rules as plain data, without the preset label (two names for one rule set are equal)."""
+    data = rules.to_dict()
+    data.pop("preset_name", None)
+    return data
+
+
+def check_rules(path: str | os.PathLike, trained: Rules, here: Rules) -> None:
+    """Raise a CheckpointError naming every option in which ``trained`` and ``here`` differ."""
+    want, have = rules_key(trained), rules_key(here)
+    if want != have:
+        diff = ", ".join(f"{k}={want[k]!r} there, {have[k]!r} here" for k in want if want[k] != have[k])
+        raise CheckpointError(f"checkpoint {os.fspath(path)!r} was trained for other rules: {diff}")
+
+
+def model_payload(actor: PolicyNet, rules: Rules, observation: str = "absolute") -> dict[str, Any]:
+    """What a player of ``actor`` needs: its weights, shape, rules, observation kind and fingerprint.
+
+    ValueError in one line for an unknown observation or an actor whose input size is not that
+    observation's under ``rules``.
+    """
+    size = make_observer(rules, observation).size
+    if actor.obs_size != size:
+        raise ValueError(f"model_payload: the actor takes {actor.obs_size} inputs, the {observation} observation "
+                         f"of these rules has {size}")
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "observation": observation,
+        "actor": {k: v.detach().clone() for k, v in actor.state_dict().items()},
+        "hidden": list(actor.hidden),
+        "obs_size": actor.obs_size,
+        "num_actions": actor.num_actions,
+        "rules": rules.to_dict(),
+        "fingerprint": fingerprint(rules, observation),
+    }
+
+
+def save_checkpoint(payload: dict[str, Any], path: str) -> None:
+    """Write ``payload`` to ``path`` atomically (temporary file, fsync, rename)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    tmp = f"{path}.tmp-{os.getpid()}"
+    try:
+        with open(tmp, "wb") as f:
+            torch.save(payload, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
+def _one_line(text: object, limit: int = 120) -> str:
+    """The first line of an error text, cut to ``limit`` characters (torch's messages run to paragraphs)."""
+    line = str(text).strip().splitlines()[0] if str(text).strip() else ""
+    return line if len(line) <= limit else line[: limit - 3] + "..."
+
+
+def _read(path: str) -> Any:
+    """``torch.load`` of ``path`` with every way of failing turned into one CheckpointError line."""
+    if os.path.isdir(path):
+        raise CheckpointError(f"{path!r} is a directory, not a checkpoint file")
+    if not os.path.isfile(path):
+        raise CheckpointError(f"no checkpoint file at {path!r}")
+    damaged = f"{path!r} is not a readable checkpoint: not a PyTorch file (truncated or damaged?)"
+    try:
+        with open(path, "rb") as f:
+            # torch.save writes a zip archive; anything else (text, a truncated file) is refused before
+            # torch's readers, which fail on it with KeyError, EOFError or OSError and paragraphs of advice.
+            if not zipfile.is_zipfile(f):
+                raise CheckpointError(damaged)
+            f.seek(0)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # torch warns about pickle protocols before failing anyway
+                return torch.load(f, map_location="cpu", weights_only=True)
+    except CheckpointError:
+        raise
+    except PermissionError as e:
+        raise CheckpointError(f"cannot read checkpoint {path!r}: {e.strerror}") from None
+    except pickle.UnpicklingError as e:
+        # weights-only loading names the first class it refused; any other unpickling error is damage
+        refused = re.search(r"GLOBAL (\S+) was not an allowed global", str(e))
+        if refused:
+            raise CheckpointError(
+                f"{path!r} is not a readable checkpoint: holding more than plain data (a pickled "
+                f"{_one_line(refused.group(1), 60)}), which torch.load(weights_only=True) refuses"
+            ) from None
+        raise CheckpointError(damaged) from None
+    except Exception:  # torch's zip and pickle readers raise many kinds for a damaged file; all mean this
+        raise CheckpointError(damaged) from None
+
+
+def load_checkpoint(path: str | os.PathLike, rules: Rules | None = None) -> dict[str, Any]:
+    """Read and check a checkpoint; ``rules``, when given, must be the checkpoint's rules.
+
+    Every file that cannot be played (missing, a directory, damaged, foreign, for another code
+    version) raises a :class:`CheckpointError` of one short line naming the file and the fault.
+    """
+    path = os.fspath(path)
+    data = _read(path)
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise CheckpointError(f"{path!r} is not a euchre-env checkpoint (no format tag {FORMAT!r})")
+    version = data.get("version")
+    if version not in READS:
+        raise CheckpointError(f"{path!r} has checkpoint version {_one_line(repr(version), 20)}; this code reads "
+                              f"{' and '.join(map(str, READS))}")
+    if version == 1:
+        data["observation"] = "absolute"  # the only one there was
+    weights = "model" if version == 1 else "actor"
+    for key in (weights, "observation", "hidden", "obs_size", "num_actions", "rules", "fingerprint"):
+        if key not in data:
+            raise CheckpointError(f"{path!r} is missing {key!r}")
+    observation = data["observation"]
+    if observation not in OBSERVATIONS:
+        raise CheckpointError(f"{path!r} was trained on an unknown observation {_one_line(repr(observation), 40)}; "
+                              f"this code knows {', '.join(map(repr, OBSERVATIONS))}")
+    try:
+        saved_rules = Rules.from_dict(data["rules"])
+    except (TypeError, ValueError, AttributeError) as e:
+        raise CheckpointError(f"{path!r} holds invalid rules: {_one_line(e)}") from None
+    expected = fingerprint(saved_rules, observation)
+    if data["fingerprint"] != expected:
+        raise CheckpointError(
+            f"{path!r} was written for another observation layout or action table (fingerprint "
+            f"{_one_line(data['fingerprint'], 20)}, this code's {observation} one is {expected}): retrain, or use "
+            "the euchre-env version that wrote it"
+        )
+    if rules is not None:
+        check_rules(path, saved_rules, rules)
+    data["rules"] = saved_rules
+    return data
+
+
+def build_model(data: dict[str, Any], path: str | os.PathLike | None = None) -> PolicyNet:
+    """The actor of a loaded checkpoint (``path``: the file, for messages), weights in, in eval mode."""
+    where = "checkpoint" if path is None else f"checkpoint {os.fspath(path)!r}"
+    try:
+        hidden = [int(h) for h in data["hidden"]]
+        model = PolicyNet(int(data["obs_size"]), int(data["num_actions"]), hidden)
+        if data["version"] == 1:  # an ActorCritic's weights: the actor's, the critic's left out
+            weights = {k.removeprefix("actor."): v for k, v in data["model"].items() if k.startswith("actor.")}
+        else:
+            weights = data["actor"]
+        model.load_state_dict(weights)
+    except (RuntimeError, KeyError, TypeError, ValueError, AttributeError) as e:
+        # load_state_dict lists every mismatch on its own line after a header: show the first one
+        lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
+        detail = _one_line(lines[1] if len(lines) > 1 else e)
+        raise CheckpointError(f"{where}: the weights do not fit the network it describes ({detail})") from None
+    return model.eval()

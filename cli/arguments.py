@@ -1,0 +1,95 @@
+"""Command-line arguments shared by the ``euchre`` command and the example scripts.
+
+A bad argument ends the program with one line naming it and what is allowed, and exit status 2:
+:class:`OneLineParser` drops argparse's usage block, and the argument types below say what they
+expected. Nothing here needs the optional extras.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from dataclasses import fields
+from typing import Any, NoReturn
+
+from euchre_env.agents.registry import check_spec
+from euchre_env.game.rules import Rules, option_names
+
+PROG = "euchre"
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse with one-line errors (no usage block), exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {' '.join(message.split())}\n")
+
+
+def int_at_least(low: int, what: str) -> Callable[[str], int]:
+    """An argparse type: an integer of at least ``low`` (``what`` names the kind in the message)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = low - 1
+        if value < low:
+            raise argparse.ArgumentTypeError(f"expected a {what} integer, got {text!r}")
+        return value
+
+    return parse
+
+
+positive_int = int_at_least(1, "positive")
+non_negative_int = int_at_least(0, "non-negative")
+
+
+def agent_spec(text: str) -> str:
+    """An argparse type: an agent spec the registry accepts (checked without building the agent)."""
+    try:
+        check_spec(text)
+    except ValueError as exc:  # the registry's own message names the spec and what is allowed
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def fail(message: str, status: int = 2) -> NoReturn:
+    sys.stderr.write(f"{PROG}: error: {' '.join(str(message).split())}\n")
+    raise SystemExit(status)
+
+
+def parse_options(items: list[str]) -> dict[str, Any]:
+    """``["game_target=5", "joker=true"]`` -> typed rules options (typed by the Rules fields)."""
+    defaults = {f.name: f.default for f in fields(Rules)}
+    allowed = option_names()
+    options: dict[str, Any] = {}
+    for item in items:
+        name, sep, text = item.partition("=")
+        name, text = name.strip(), text.strip()
+        if not sep or not name:
+            raise ValueError(f"--set expects OPTION=VALUE, got {item!r}")
+        if name not in allowed:
+            raise ValueError(f"unknown rules option {name!r}; allowed: {', '.join(allowed)}")
+        kind = type(defaults[name])
+        if kind is bool:
+            low = text.lower()
+            if low in ("true", "yes", "on", "1"):
+                options[name] = True
+            elif low in ("false", "no", "off", "0"):
+                options[name] = False
+            else:
+                raise ValueError(f"rules option {name!r} must be true or false, got {text!r}")
+        elif kind is int:
+            try:
+                options[name] = int(text)
+            except ValueError:
+                raise ValueError(f"rules option {name!r} must be an integer, got {text!r}") from None
+        else:
+            options[name] = text
+    return options
+
+
+def make_rules(preset: str, items: list[str]) -> Rules:
+    return Rules.preset(preset, **parse_options(items))
+

@@ -1,0 +1,224 @@
+"""``euchre eval``, ``euchre ladder`` and ``euchre merge``: duplicate matches, rating ladders and merged runs."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+from euchre_env.agents.registry import CHECKPOINT_SUFFIX, build_for_rules
+from euchre_env.cli.arguments import PROG, fail, make_rules, non_negative_int, positive_int
+from euchre_env.game.rules import PRESETS, Rules, option_names
+
+# The evaluation needs the eval extra (scipy, tqdm): without it, the command says so in one line instead of
+# dying on this import with a traceback.
+EVAL_EXTRA = ("scipy", "tqdm")
+try:
+    from euchre_env.evaluation import (
+        GameTooLongError,
+        evaluate,
+        ladder_report,
+        match_table,
+        merge_results,
+        run_ladder,
+        write_ladder,
+        write_match,
+    )
+    from euchre_env.game.errors import IllegalActionError
+
+    MISSING_EXTRA: str | None = None
+except ModuleNotFoundError as exc:
+    MISSING_EXTRA = (exc.name or "").partition(".")[0]
+    if MISSING_EXTRA not in EVAL_EXTRA:
+        raise
+
+COMMANDS = {
+    "eval": "a duplicate match of agent A against agent B",
+    "ladder": "a round robin of duplicate matches with Bradley-Terry ratings",
+    "merge": "one match from several eval runs over disjoint deal ranges",
+}
+
+
+def add_parsers(sub: Any) -> None:
+    """The eval, merge and ladder commands' arguments."""
+    def common(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--preset", default=None,
+                       help=f"rules preset: {', '.join(PRESETS)} (default: a checkpoint agent's rules, else knock)")
+        p.add_argument("--set", dest="options", action="extend", nargs="+", default=[], metavar="OPTION=VALUE",
+                       help=f"override a rules option; options: {', '.join(option_names())}")
+        p.add_argument("--hands", type=positive_int, default=1000,
+                       help="duplicate deals per match, each played twice with the teams swapped (default 1000)")
+        p.add_argument("--games", type=positive_int, default=None,
+                       help="play N duplicate pairs of whole games instead of single hands (--hands is then unused)")
+        p.add_argument("--seed", type=non_negative_int, default=0, help="master seed (default 0)")
+        p.add_argument("--workers", type=positive_int, default=2,
+                       help="worker processes (default 2; with --backend ray and no --address, the local Ray CPUs)")
+        p.add_argument("--backend", choices=("local", "ray"), default="local",
+                       help="local: this machine's processes (default); ray: Ray tasks (pip install 'euchre-env[ray]')")
+        p.add_argument("--address", default=None, metavar="auto|HOST:PORT",
+                       help="with --backend ray: join this Ray cluster (default: start a local Ray instance)")
+        p.add_argument("--out", default=None, metavar="DIR", help="write JSON and CSV results (and the ladder PNG)")
+        p.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                       help="progress bar on stderr (default: when stderr is a terminal)")
+
+    ev = sub.add_parser("eval", help=COMMANDS["eval"],
+                        description="A duplicate match: every deal is played twice, the teams swapped.")
+    ev.add_argument("agent_a", metavar="A", help="agent spec (random, rules, pimc:50, ...)")
+    ev.add_argument("agent_b", metavar="B", help="agent spec")
+    common(ev)
+    ev.add_argument("--first-deal", type=non_negative_int, default=0, metavar="K",
+                    help="play the duplicate pairs K .. K+N-1 (to split a long match into runs; see merge)")
+
+    mer = sub.add_parser("merge", help=COMMANDS["merge"],
+                         description="Merge the eval.json of runs of the same match (agents, rules, seed) "
+                                     "played over disjoint ranges of deals (eval --first-deal).")
+    mer.add_argument("runs", nargs="+", metavar="RUN", help="eval.json files, or the --out folders holding them")
+    mer.add_argument("--out", default=None, metavar="DIR", help="write the merged JSON and CSV results")
+
+    lad = sub.add_parser("ladder", help=COMMANDS["ladder"],
+                         description="Round robin of duplicate matches; Elo-scale Bradley-Terry ratings "
+                                     "anchored at the first agent = 0, with bootstrap intervals over deals.")
+    lad.add_argument("agents", nargs="+", metavar="AGENT", help="two or more agent specs")
+    common(lad)
+    lad.add_argument("--bootstrap", type=non_negative_int, default=200,
+                     help="bootstrap resamples of the deals for the rating intervals (default 200)")
+
+
+
+def check_agent(spec: str, rules: Rules | None = None) -> Any:
+    """Build the agent once here, so that a bad spec (or a checkpoint for other rules) fails before any
+    worker starts, with the agent's own message (naming the spec once); returns the agent."""
+    return build_for_rules(spec, rules, 0)
+
+
+def match_rules(preset: str | None, options: list[str], specs: list[str]) -> tuple[Rules, str]:
+    """The rules of a match and how the description line names them: ``--preset``/``--set`` when given;
+    else the rules the checkpoint agents were trained for (all the same, or a one-line error); else knock."""
+    if preset is not None or options:
+        rules = make_rules(preset or "knock", options)
+        return rules, f"preset {rules.preset_name}" + (f" ({', '.join(options)})" if options else "")
+    trained = {spec: check_agent(spec).rules for spec in dict.fromkeys(specs) if spec.endswith(CHECKPOINT_SUFFIX)}
+    if not trained:
+        return make_rules("knock", []), "preset knock"
+    from euchre_env.agents.neural.checkpoint import rules_key  # a checkpoint agent needs torch, this module does not
+
+    first = next(iter(trained.values()))
+    if any(rules_key(r) != rules_key(first) for r in trained.values()):
+        named = ", ".join(f"{spec} ({_rules_label(r)})" for spec, r in trained.items())
+        raise ValueError(f"the checkpoints were trained for different rules: {named}; one match plays one "
+                         "rule set: give agents trained for the same rules")
+    return first, f"rules from {', '.join(trained)}: {_rules_label(first)}"
+
+
+def _rules_label(rules: Rules) -> str:
+    """``preset bid``, with the options where the rules differ from their preset."""
+    if rules.preset_name not in PRESETS:
+        return f"custom rules ({rules.to_dict()})"
+    base = Rules.preset(rules.preset_name)
+    changed = [f"{name}={getattr(rules, name)}" for name in option_names()
+               if getattr(rules, name) != getattr(base, name)]
+    return f"preset {rules.preset_name}" + (f" ({', '.join(changed)})" if changed else "")
+
+
+def _describe(rules_text: str, seed: int, n: int, episode: str) -> str:
+    unit = ("deals, each played twice with the teams swapped" if episode == "hand"
+            else "pairs of games from the same seeded deals, the teams swapped")
+    return (f"Duplicate evaluation, {rules_text}, seed {seed}: {n} {unit}. "
+            "Margin = A's points minus B's per hand, 95% t-interval over the duplicate pairs.")
+
+
+def run_match(args: argparse.Namespace) -> int:
+    """eval and ladder: check the rules and agents, then play."""
+    try:
+        specs = [args.agent_a, args.agent_b] if args.command == "eval" else list(args.agents)
+        if args.command == "ladder" and len(specs) < 2:
+            raise ValueError(f"a ladder needs at least two agents, got {len(specs)}")
+        rules, rules_text = match_rules(args.preset, args.options, specs)
+        for spec in dict.fromkeys(specs):
+            check_agent(spec, rules)
+    except ValueError as exc:
+        fail(str(exc))
+    episode, n = ("game", args.games) if args.games else ("hand", args.hands)
+    if args.address is not None and args.backend != "ray":
+        fail("--address is for --backend ray (a Ray cluster)")
+    if args.backend == "ray":
+        _connect_ray(args.address, args.workers)
+    try:
+        if args.command == "eval":
+            _run_eval(args, rules, rules_text, episode, n)
+        else:
+            _run_ladder(args, specs, rules, rules_text, episode, n)
+    except (IllegalActionError, GameTooLongError) as exc:
+        fail(str(exc), status=1)
+    return 0
+
+
+def _connect_ray(address: str | None, workers: int) -> None:
+    """Start or join Ray before anything is played, so that a missing extra or an unreachable address is one
+    line (exit 2)."""
+    try:
+        from euchre_env.evaluation.ray_backend import connect
+
+        connect(address, workers)
+    except ModuleNotFoundError as exc:
+        fail(f"--backend ray needs Ray (no module named {exc.name!r}): pip install 'euchre-env[ray]'")
+    except ConnectionError as exc:
+        fail(str(exc))
+
+
+def _run_eval(args: argparse.Namespace, rules: Rules, rules_text: str, episode: str, n: int) -> None:
+    result = evaluate(args.agent_a, args.agent_b, rules, n, args.seed, episode, args.workers,
+                      progress=args.progress, first=args.first_deal, backend=args.backend, address=args.address)
+    print(_describe(rules_text, args.seed, n, episode))
+    if result.backend == "ray":
+        print(f"Played as Ray tasks on {result.workers} CPUs; chunks played again after a worker died: "
+              f"{result.retries}.")
+    print()
+    print(match_table([result]))
+    if args.out:
+        paths = write_match(result, args.out)
+        print(f"\nwrote {', '.join(paths)}")
+
+
+def run_merge(args: argparse.Namespace) -> int:
+    runs = []
+    for path in args.runs:
+        file = os.path.join(path, "eval.json") if os.path.isdir(path) else path
+        try:
+            with open(file) as f:
+                runs.append(json.load(f))
+        except (OSError, ValueError) as exc:
+            fail(f"cannot read eval results {file!r}: {exc}")
+    try:
+        result = merge_results(runs)
+    except (ValueError, KeyError, TypeError) as exc:
+        fail(f"cannot merge: {exc}")
+    print(f"Merged {len(runs)} runs: {result.deals} duplicate pairs.\n")
+    print(match_table([result]))
+    if args.out:
+        print(f"\nwrote {', '.join(write_match(result, args.out))}")
+    return 0
+
+
+def _run_ladder(args: argparse.Namespace, specs: list[str], rules: Rules, rules_text: str, episode: str,
+                n: int) -> None:
+    result = run_ladder(specs, rules, n, args.seed, episode, args.workers, args.bootstrap, progress=args.progress,
+                        backend=args.backend, address=args.address)
+    print(_describe(rules_text, args.seed, n, episode))
+    print(f"Ratings: Bradley-Terry on duplicate boards, Elo scale, {result.anchor}; "
+          f"intervals from {result.bootstrap} bootstrap resamples of the deals.")
+    print()
+    print(ladder_report(result))
+    if args.out:
+        try:
+            import matplotlib  # noqa: F401
+
+            plot = True
+        except ImportError:
+            plot = False
+            sys.stderr.write(f"{PROG}: matplotlib is not installed, no ladder.png (pip install 'euchre-env[eval]')\n")
+        paths = write_ladder(result, args.out, plot=plot)
+        print(f"\nwrote {', '.join(paths)}")
+

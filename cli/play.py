@@ -1,0 +1,77 @@
+"""``euchre play`` and ``euchre serve``: a person against three agents, in the terminal or in a browser."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+
+from euchre_env.cli.arguments import fail, make_rules, non_negative_int, positive_int
+from euchre_env.game.rules import PRESETS, option_names
+
+COMMANDS = {
+    "play": "play a game against the bots in the terminal",
+    "serve": "play against the bots in a browser (a local web page)",
+}
+
+
+def add_parsers(sub: Any) -> None:
+    """The play and serve commands' arguments."""
+    def table_options(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--preset", default="knock", help=f"rules preset: {', '.join(PRESETS)} (default knock)")
+        p.add_argument("--set", dest="options", action="extend", nargs="+", default=[], metavar="OPTION=VALUE",
+                       help=f"override a rules option; options: {', '.join(option_names())}")
+        p.add_argument("--seat", type=int, choices=range(4), default=0, help="your seat, 0..3 (default 0)")
+        p.add_argument("--partner", default="rules", metavar="SPEC", help="your partner's agent spec (default rules)")
+        p.add_argument("--opponents", default="rules", metavar="SPEC",
+                       help="the opponents' agent spec (default rules), e.g. docs/checkpoints/knock.pt")
+        p.add_argument("--seed", type=non_negative_int, default=None, help="seed of the deals (default: random)")
+        p.add_argument("--hands", type=positive_int, default=None, help="play N hands instead of a whole game")
+
+    pl = sub.add_parser("play", help=COMMANDS["play"],
+                        description="A whole game against three agents in the terminal; answer each decision with "
+                                    "its number or its text, or hint, history, help, quit.")
+    table_options(pl)
+    pl.add_argument("--hint", default="rules", metavar="SPEC",
+                    help="the agent whose advice 'hint' shows (default rules; pimc:50 gives its values)")
+
+    sv = sub.add_parser("serve", help=COMMANDS["serve"],
+                        description="A local web page to play against three agents; each browser tab plays its "
+                                    "own games. Needs the play extra (pip install 'euchre-env[play]').")
+    table_options(sv)
+    sv.add_argument("--port", type=positive_int, default=8000, help="port (default 8000)")
+    sv.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
+
+
+def run_table(args: argparse.Namespace) -> int:
+    """play and serve: a person against three agents (play/terminal.py, play/web.py)."""
+    try:
+        rules = make_rules(args.preset, args.options)
+    except ValueError as exc:
+        fail(str(exc))
+    if args.command == "play":
+        from euchre_env.play.terminal import play_in_terminal
+
+        try:
+            play_in_terminal(rules, args.seat, args.partner, args.opponents, seed=args.seed, hands=args.hands,
+                             hint=args.hint)
+        except ValueError as exc:  # a bad agent spec, before anything is dealt
+            fail(str(exc))
+        return 0
+    try:
+        from euchre_env.play.web import create_app
+    except ModuleNotFoundError as exc:
+        fail(f"the serve command needs the play extra (no module named {exc.name!r}): pip install 'euchre-env[play]'")
+    try:
+        app = create_app(rules, args.seat, args.partner, args.opponents,
+                         seed=args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little"),
+                         hands=args.hands)
+    except ValueError as exc:
+        fail(str(exc))
+    print(f"euchre: open http://{args.host}:{args.port}/ in a browser (Ctrl-C stops the server)")
+    try:
+        app.run(host=args.host, port=args.port, threaded=True)
+    except OSError as exc:  # the port is taken, or the address is not this machine's
+        fail(f"cannot serve on {args.host}:{args.port}: {exc.strerror or exc}")
+    return 0
+

@@ -1,0 +1,150 @@
+"""``euchre train``: self-play PPO from a YAML config, then the duplicate evaluation of the best checkpoint."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import sys
+from typing import Any
+
+from euchre_env.cli.arguments import PROG, fail
+from euchre_env.training.curves import plot_curves
+
+COMMANDS = {"train": "self-play PPO training from a YAML config"}
+
+
+def add_parsers(sub: Any) -> None:
+    """The train command's arguments."""
+    tr = sub.add_parser("train", help=COMMANDS["train"],
+                        description="Self-play PPO with a league; TensorBoard logs and checkpoints in "
+                                    "RUNS_DIR/RUN_NAME, then a duplicate evaluation of the best checkpoint.")
+    tr.add_argument("--config", default=None, metavar="PATH", help="YAML config (default: the built-in defaults)")
+    tr.add_argument("--set", dest="overrides", action="extend", nargs="+", default=[], metavar="KEY=VALUE",
+                    help="override a config value, e.g. ppo.lr=3e-4 run.total_decisions=100000")
+    tr.add_argument("--run-name", default=None, metavar="NAME", help="run folder name (default PRESET-seedSEED)")
+    tr.add_argument("--runs-dir", default="runs", metavar="DIR", help="where run folders go (default runs)")
+    tr.add_argument("--resume", action="store_true", help="continue the run from its latest.pt")
+    tr.add_argument("--final-eval", action=argparse.BooleanOptionalAction, default=True,
+                    help="evaluate the best checkpoint against final_eval.opponents at the end (default on)")
+    tr.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True,
+                    help="a progress bar on stderr (default on)")
+
+
+def run_train(args: argparse.Namespace) -> int:
+    # Imported here, not at the top: the trainer needs the train extra (torch, tensorboard, pyyaml), and
+    # eval, ladder and merge must work without it.
+    try:
+        from euchre_env.evaluation import match_table, write_match
+        from euchre_env.training.config import load_config
+        from euchre_env.training.train import Trainer, TrainingInterrupted, run_dir_for
+    except ModuleNotFoundError as exc:
+        fail(f"training needs the train extra ({exc}): pip install 'euchre-env[train]'")
+    try:
+        config = load_config(args.config, args.overrides)
+        run_dir = run_dir_for(config, args.run_name, args.runs_dir)
+        if args.resume and not os.path.isfile(os.path.join(run_dir, "checkpoints", "latest.pt")):
+            raise ValueError(f"no run to resume at {run_dir!r} (no checkpoints/latest.pt)")
+        if args.resume and args.config is None:  # the run's own config, with the overrides given now
+            config = load_config(os.path.join(run_dir, "config.yaml"), args.overrides, saved_run=True)
+        trainer = Trainer(config, run_dir, resume=args.resume)
+    except (ValueError, OSError) as exc:  # a bad config, or a damaged checkpoint (CheckpointError is a ValueError)
+        fail(str(exc))
+    if config.run.backend == "ray":  # join or start Ray now: a bad address is one line before any training
+        try:
+            trainer.start_workers()
+        except ModuleNotFoundError as exc:
+            fail(f"run.backend ray needs Ray (no module named {exc.name!r}): pip install 'euchre-env[ray]'")
+        except (ConnectionError, RuntimeError) as exc:
+            fail(str(exc))
+    try:
+        result = trainer.train(progress=args.progress)
+    except TrainingInterrupted as stop:
+        sys.stderr.write(f"{PROG}: {_interrupted_line(args, run_dir, stop)}\n")
+        return 130
+    print(f"Trained {result.updates} updates, {result.decisions:,} decisions in {result.seconds / 60:.1f} min; "
+          f"checkpoints in {os.path.join(run_dir, 'checkpoints')}")
+    print(f"TensorBoard: tensorboard --logdir {args.runs_dir}")
+    try:
+        print(f"Training curve: {plot_curves(run_dir)}")
+    except ImportError:
+        sys.stderr.write(f"{PROG}: matplotlib is not installed, no curves.png (pip install 'euchre-env[eval]')\n")
+    if args.final_eval and config.final_eval.opponents:
+        fe = config.final_eval
+        print(f"\nDuplicate evaluation of {result.best_path}, preset {config.rules.preset}, seed {fe.seed}: "
+              "margin = the checkpoint's points minus the opponent's per hand, 95% t-interval over duplicate pairs.\n")
+        try:
+            results = trainer.evaluate(fe.opponents, fe.seed, fe.workers, path=result.best_path,
+                                       progress=args.progress)
+        except KeyboardInterrupt:
+            again = _train_command(args, run_dir, resume=True)
+            sys.stderr.write(f"{PROG}: interrupted during the final evaluation; training is complete "
+                             f"({result.updates} updates); evaluate again with: {again}\n")
+            return 130
+        print(match_table(results))
+        out = os.path.join(run_dir, "final_eval")
+        for r in results:
+            write_match(r, os.path.join(out, r.agent_b.replace(":", "_")))
+        print(f"\nwrote {out}")
+        if trainer.selection:
+            print(_selection_line(trainer.selection, results, fe.seed))
+            _record_fresh_margins(trainer.selection, results, fe.seed, run_dir)
+    return 0
+
+
+def _selection_line(selection: dict[str, Any], results: list[Any], seed: int) -> str:
+    """The selected checkpoint's margin on the selection deals beside its margin on the final, fresh ones."""
+    line = (f"best.pt is update {selection['chosen_update']}, selected at {selection['chosen_margin']:+.3f} vs "
+            f"{selection['opponent']} over {selection['deals']:,} deals of seed {selection['seed']}")
+    fresh = [r for r in results if r.agent_b == selection["opponent"]]
+    if fresh:
+        r = fresh[0]
+        line += (f"; on {r.deals:,} fresh deals of seed {seed}: {r.margin:+.3f} "
+                 f"[{r.margin_low:+.3f}, {r.margin_high:+.3f}]")
+    return line
+
+
+def _record_fresh_margins(selection: dict[str, Any], results: list[Any], seed: int, run_dir: str) -> None:
+    """selection.json gains the final evaluation's margins, so that both figures sit in one file."""
+    selection["fresh"] = {"seed": seed, "margins": {r.agent_b: {"deals": r.deals, "margin": r.margin,
+                                                                "low": r.margin_low, "high": r.margin_high}
+                                                    for r in results}}
+    with open(os.path.join(run_dir, "checkpoints", "selection.json"), "w") as f:
+        json.dump(selection, f, indent=2)
+
+
+def _train_command(args: argparse.Namespace, run_dir: str, resume: bool) -> str:
+    """The command that continues this run (``resume``: from its latest.pt, with the run's own config)
+    or starts it again as it was started, and ``make train`` where that is the same command."""
+    name = os.path.basename(run_dir)
+    words = [PROG, "train"]
+    if not resume:  # the run's config.yaml holds the config and the overrides: a resume needs neither
+        words += [*(["--config", args.config] if args.config else []), *(["--set", *args.overrides] if args.overrides
+                                                                         else [])]
+    words += ["--run-name", name]
+    words += ["--runs-dir", args.runs_dir] if args.runs_dir != "runs" else []
+    words += [] if args.progress else ["--no-progress"]
+    words += [] if args.final_eval else ["--no-final-eval"]
+    words += ["--resume"] if resume else []
+    command = " ".join(shlex.quote(w) for w in words)
+    # make train is this command (with --resume once latest.pt exists) for configs/knock.yaml, run RUN (knock)
+    made = (args.config and os.path.normpath(args.config) == os.path.normpath("configs/knock.yaml")
+            and not args.overrides and args.runs_dir == "runs" and args.progress and args.final_eval)
+    if made:
+        command += f" (or run make train{'' if name == 'knock' else ' RUN=' + shlex.quote(name)} again)"
+    return command
+
+
+def _interrupted_line(args: argparse.Namespace, run_dir: str, stop: Any) -> str:
+    """What a Ctrl-C of training left, and the command that goes on from there."""
+    if stop.saved_update is None:
+        return ("interrupted before any update was saved; nothing to resume yet; start again with: "
+                + _train_command(args, run_dir, resume=False))
+    if stop.saved_update == stop.update:
+        where = f"interrupted at update {stop.update}; saved {stop.latest_path}"
+    else:
+        where = (f"quit at once at update {stop.update}, without saving; {stop.latest_path} holds update "
+                 f"{stop.saved_update}")
+    return f"{where}; continue with: {_train_command(args, run_dir, resume=True)}"
+

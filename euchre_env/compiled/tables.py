@@ -1,0 +1,178 @@
+"""The compiled core's view of the rules: every table :mod:`euchre_env.compiled.kernels` reads, built from the
+reference modules (the action table, the deck's effective suits and trick powers, the observers' layouts, the
+canonical frames), and the way back: a finished hand's scalar fields as the env's ``hand_result``.
+
+Used by :mod:`euchre_env.envs.vector` (many games) and :mod:`euchre_env.compiled.game` (the AEC env's one game).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from euchre_env.compiled import kernels as K
+from euchre_env.game.actions import (
+    ACE_NO_FACE,
+    BID,
+    DEFEND,
+    DISCARD,
+    GIVE,
+    HELP,
+    MOON,
+    NAME,
+    ORDER,
+    PASS,
+    PLAY,
+    action_table,
+)
+from euchre_env.game.cards import SUITS
+from euchre_env.game.phases import Phase
+from euchre_env.game.rules import Rules
+from euchre_env.views.structured import StructuredObserver, suit_frames
+
+_KINDS = {PASS: K.K_PASS, ORDER: K.K_ORDER, NAME: K.K_NAME, DEFEND: K.K_DEFEND, DISCARD: K.K_DISCARD,
+          PLAY: K.K_PLAY, BID: K.K_BID, GIVE: K.K_GIVE, ACE_NO_FACE: K.K_ANF}
+_THROWN = {1: "all passed", 2: "ace no face"}
+
+
+def hand_result(rules: Rules, row: np.ndarray) -> dict[str, Any]:
+    """``GameState.hand_result`` from a game's scalar fields just after its hand ended."""
+    row = row.tolist()  # Python ints: read a field at a time, faster than NumPy scalars
+    thrown = row[K.THROWN]
+    maker = row[K.MAKER]
+    result: dict[str, Any] = {
+        "maker_team": None if thrown else maker % 2,
+        "trump": None if thrown else SUITS[row[K.TRUMP]],
+        "maker_alone": False if thrown else bool(row[K.MALONE]),
+        "defender_alone": bool(row[K.DEFALONE] >= 0),
+        "tricks": [row[K.TW], row[K.TW + 1]],
+        "points": [row[K.RES_PTS], row[K.RES_PTS + 1]],
+        "dealer": row[K.DEALER],
+        "scores": [row[K.RES_SC], row[K.RES_SC + 1]],
+    }
+    if thrown:
+        result["thrown_in"] = _THROWN[thrown]
+    reneged = row[K.REN:K.REN + row[K.NREN]]
+    if rules.is_bid:
+        result["bidder"] = None if thrown else row[K.BIDDER]
+        result["contract"] = None if thrown else _contract(rules, row[K.CONTRACT])
+        result["reneged"] = reneged
+        if row[K.CLAIMANT] >= 0:
+            result["claimant"] = row[K.CLAIMANT]
+    elif rules.renege == "penalize":
+        result["reneged"] = reneged
+    if row[K.GWIN] >= 0:
+        result["game_winner"] = row[K.GWIN]
+        if rules.rubber:
+            result["games_won"] = [row[K.GW], row[K.GW + 1]]
+            if row[K.PH] == K.GAME_OVER:
+                result["rubber_margin"] = row[K.RMARGIN]
+    return result
+
+
+def _contract(rules: Rules, rank: int) -> int | str:
+    if rank == rules.tricks_per_hand:
+        return HELP
+    if rank == rules.tricks_per_hand + 1:
+        return MOON
+    return rank
+
+
+class KernelTables:
+    """Every table the kernels read, built once per rule set from the reference modules."""
+
+    def __init__(self, rules: Rules) -> None:
+        deck = rules.deck_spec
+        table = action_table(rules)
+        n = deck.num_ids
+        tricks = rules.tricks_per_hand
+        opt = np.zeros(K.NOPT, np.int64)
+        opt[K.O_BID] = rules.is_bid
+        opt[K.O_STICK] = rules.stick_the_dealer
+        opt[K.O_DPGA] = rules.dealer_partner_must_go_alone
+        opt[K.O_DEFEND] = rules.defend_alone
+        opt[K.O_PENALIZE] = rules.renege == "penalize"
+        opt[K.O_RUBBER] = rules.rubber
+        opt[K.O_TARGET] = rules.game_target
+        opt[K.O_MINUS] = rules.minus_target_loses
+        opt[K.O_TRICKS] = tricks
+        opt[K.O_NIDS] = n
+        opt[K.O_JOKER] = -1 if deck.joker_id is None else deck.joker_id
+        opt[K.O_COPIES] = deck.copies
+        opt[K.O_NRANKS] = deck.num_ranks
+        for key, char in ((K.O_JACK, "J"), (K.O_QUEEN, "Q"), (K.O_KING, "K"), (K.O_ACE, "A")):
+            opt[key] = deck.ranks.index(char)
+        self.opt = opt
+        tab = np.full(K.NTAB, -1, np.int64)
+        tab[K.T_PASS], tab[K.T_ORDER], tab[K.T_ORDER_ALONE] = table.pass_id, table.order_id, table.order_alone_id
+        tab[K.T_NAME], tab[K.T_NAME_ALONE], tab[K.T_DEFEND] = table.name_base, table.name_alone_base, table.defend_id
+        tab[K.T_DISCARD], tab[K.T_PLAY], tab[K.T_BID] = table.discard_base, table.play_base, table.bid_base
+        tab[K.T_GIVE], tab[K.T_ANF] = table.give_base, table.ace_no_face_id
+        tab[K.T_NBIDS], tab[K.T_SIZE] = len(table.bid_levels), len(table)
+        self.tab = tab
+        self.akind = np.array([_KINDS[a.kind] for a in table.actions], np.int64)
+        self.aarg = np.array([table.bid_rank(a.arg) if a.kind == BID else (-1 if a.arg is None else a.arg)
+                              for a in table.actions], np.int64)
+        self.aalone = np.array([int(a.alone) for a in table.actions], np.int64)
+        self.eff = np.array([deck.effective_suits(t) for t in range(-1, 4)], np.int64)
+        self.power = np.array([deck.powers(t) for t in range(4)], np.int64)
+        self.rank = np.array([-1 if c == deck.joker_id else c % deck.num_ranks for c in range(n)], np.int64)
+        self.printed = np.array([deck.printed_suit(c) for c in range(n)], np.int64)
+        # The observation: the structured layout holds the absolute one as its first blocks.
+        structured = StructuredObserver(rules)
+        base = structured.base
+        layout = structured.layout
+        names = {K.B_PHASE: "phase", K.B_TO_ACT: "to_act", K.B_DEALER: "dealer", K.B_HAND: "hand",
+                 K.B_UPCARD: "upcard", K.B_UPSUIT: "upcard_suit", K.B_FATE: "upcard_fate", K.B_DISCARD: "discard",
+                 K.B_GIVEN: "given", K.B_GIVEN_BACK: "given_back", K.B_TRUMP: "trump", K.B_MAKER: "maker",
+                 K.B_OUT: "sitting_out", K.B_TRICKS: "tricks", K.B_TW: "tricks_won", K.B_SCORES: "scores",
+                 K.B_RUBBER: "rubber", K.B_CT: "current_trick", K.B_LED: "led_suit", K.B_WINNING: "winning",
+                 K.B_PWIN: "partner_winning", K.B_PLAYED: "played", K.B_UNSEEN: "unseen", K.B_VOIDS: "voids",
+                 K.B_TN: "trick_number", K.B_LEADS: "leads"}
+        off = np.full(K.NOFF, -1, np.int64)
+        for key, name in names.items():
+            if name in layout:
+                off[key] = layout[name][0]
+        off[K.B_BASE_SIZE] = base.size
+        off[K.B_SIZE] = structured.size
+        self.off = off
+        self.raw_size = structured.size
+        self.leader_at = np.array(base._leader_at, np.int64)
+        self.card_at = np.array(base._card_at, np.int64)
+        phases = list(base.columns)  # the calling rounds the observation records, in layout order
+        self.rounds = max(len(phases), 1)
+        self.rnd = np.full(len(Phase), -1, np.int64)
+        self.rnd_off = np.zeros(self.rounds, np.int64)
+        self.rnd_width = np.zeros(self.rounds, np.int64)
+        self.col = np.full((self.rounds, len(table)), -1, np.int64)
+        for r, phase in enumerate(phases):
+            at, width, cols = base._calls[phase]
+            self.rnd[phase] = r
+            self.rnd_off[r], self.rnd_width[r] = at, width
+            for a, c in cols.items():
+                self.col[r, a] = c
+        self.structured = False
+        self.perms = structured.sources
+        self.cands = np.zeros((5, 8), np.int64)
+        self.ncands = np.zeros(5, np.int64)
+        for ref in range(-1, 4):
+            frames = structured.candidate_frames(ref)
+            self.cands[ref + 1, :len(frames)] = frames
+            self.ncands[ref + 1] = len(frames)
+        self.to_abs = np.arange(len(table), dtype=np.int64)[None, :]
+
+
+def kernel_tables(rules: Rules, observation: str) -> KernelTables:
+    """The tables of ``rules``, with the action and card maps of ``observation``'s frames."""
+    t = KernelTables(rules)
+    n = rules.deck_spec.num_ids
+    t.to_canonical = t.to_abs
+    t.card_to_canonical = np.arange(n, dtype=np.int64)[None, :]
+    if observation == "structured":
+        frames = suit_frames(rules)
+        t.structured = True
+        t.to_abs = np.stack([f.action_to_absolute for f in frames]).astype(np.int64)
+        t.to_canonical = np.stack([f.action_to_canonical for f in frames]).astype(np.int64)
+        t.card_to_canonical = np.stack([f.card_to_canonical for f in frames]).astype(np.int64)
+    return t

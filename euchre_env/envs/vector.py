@@ -1,0 +1,363 @@
+"""``VectorEuchre``: thousands of games stepped at once, with the env's observations and masks as arrays.
+
+    from euchre_env.envs.vector import VectorEuchre
+    venv = VectorEuchre("knock", num_envs=4096, seed=0, observation="structured")
+    obs, mask, seat = venv.reset()
+    while training:
+        actions = policy(obs, mask)                       # [num_envs] ids, one per game's seat to act
+        obs, mask, seat, rewards, done, info = venv.step(actions)
+
+- ``obs``: ``float32 [num_envs, obs_size]``, the observation of the seat to act in each game, exactly as
+  ``euchre_env.env`` with the same ``observation`` option shows it (``"absolute"``, the default as in the
+  env, or ``"structured"``; ``"none"`` gives ``[num_envs, 0]`` and skips the encoding); ``mask``:
+  ``bool [num_envs, num_actions]``; ``seat``: ``int64 [num_envs]``.
+  With ``observation="structured"`` the mask and the ids ``step`` takes are in the canonical frame of the
+  seat to act, as in the env (``info_frames()`` names each game's frame).
+- ``rewards``: ``float32 [num_envs, 4]``, each seat's reward from this step: when a hand ends every seat
+  gets its team's points minus the other team's (``reward="points"``), or with ``reward="win"`` +1 / -1
+  when the game ends (as the env).
+- ``done``: ``bool [num_envs]``, the episode ended at this step (``episode="hand"``, the default: every
+  hand; ``"game"``: the game or rubber is decided, or ``max_hands`` cut it). Such a game is reset at once
+  (a new deal, a new dealer, scores 0) and ``obs`` / ``mask`` / ``seat`` are already those of the new
+  episode; the last observation of each of its four seats is in ``info["final_observation"]``.
+- ``info``: ``"hand_over"`` (``bool [num_envs]``, a hand ended), ``"hand_result"`` (game index -> the
+  env's ``hand_result`` dict, built when read), ``"truncated"`` (``bool [num_envs]``, cut by
+  ``max_hands``), ``"final_index"`` (``int64 [k]``, the games that ended) and ``"final_observation"``
+  (``float32 [k, 4, obs_size]``, their seats' last observations, seat order).
+
+Scripted deals: ``reset(options={"deals": [deal, ...]})``, one deal per game in the format of the env's
+``options["deal"]``, checked by the same code with the same messages (prefixed by the game index).
+``current_deal(g)`` gives the deal of game ``g``'s current hand in that format.
+
+An illegal action in any game raises ValueError naming the game, its action and the legal ones, and no
+game changes. Every preset and rules option is supported (keywords as ``euchre_env.env``).
+
+``threads=1`` (the default) steps every game on the caller's thread; ``threads=None`` (all cores) or ``N``
+runs the parallel kernels on Numba's threading layer, and under OpenMP, its default, a process that has
+run them can no longer ``fork`` (``docs/vector.md``).
+
+The rules are the reference engine's, ported to arrays in :mod:`euchre_env.compiled.kernels` (compiled
+with Numba: the first run on a machine compiles for about 25 s and caches the result, later runs load it
+in 2 s) and proven equal by a differential test against the engine and its observers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import numba
+import numpy as np
+
+from euchre_env.compiled import kernels as K
+from euchre_env.compiled.builds import start_thread_pool
+from euchre_env.compiled.tables import hand_result, kernel_tables
+from euchre_env.envs.episodes import AUTO, REWARDS, check_episode_args
+from euchre_env.game.actions import action_table
+from euchre_env.game.cards import SUITS
+from euchre_env.game.deals import parse_deal
+from euchre_env.game.errors import IllegalActionError, check_choice
+from euchre_env.game.phases import Phase
+from euchre_env.game.rules import Rules, resolve_rules
+from euchre_env.game.seats import NUM_SEATS
+from euchre_env.views.observation import Observer
+from euchre_env.views.structured import OBSERVATIONS, StructuredObserver, suit_frames
+
+VECTOR_EPISODE = "hand"  # short episodes by default, as the single-seat training view
+RESET_OPTIONS = ("deals",)
+VECTOR_OBSERVATIONS = (*OBSERVATIONS, "none")  # "none": masks and seats only, for search and engine-speed users
+
+
+class VectorEuchre:
+    """``num_envs`` games of Euchre under one rule set, stepped together; see the module docstring."""
+
+    def __init__(
+        self,
+        rules: str | Rules = "knock",
+        num_envs: int = 1,
+        seed: int | None = None,
+        observation: str = "absolute",
+        episode: str = VECTOR_EPISODE,
+        reward: str = "points",
+        max_hands: int | str | None = AUTO,
+        copy: bool = True,
+        threads: int | None = 1,
+        **options: Any,
+    ) -> None:
+        self.rules = resolve_rules(rules, options)
+        if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
+            raise ValueError(f"'threads' must be a positive int or None (every core), got {threads!r}")
+        self.threads = threads
+        serial = threads == 1
+        self._observe_games = K.observe_games_serial if serial else K.observe_games
+        self._step_all = K.step_all_serial if serial else K.step_all
+        self._start_hands = K.start_hands_serial if serial else K.start_hands
+        self._end_hands_kernel = K.end_hands_serial if serial else K.end_hands
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"'num_envs' must be a positive int, got {num_envs!r}")
+        check_choice("observation", observation, VECTOR_OBSERVATIONS)
+        check_choice("reward", reward, REWARDS)
+        self.max_hands = check_episode_args(self.rules, episode, reward, None, max_hands)
+        self.num_envs = int(num_envs)
+        self.observation = observation
+        self.episode = episode
+        self.reward_mode = reward
+        self.copy = bool(copy)
+        self.table = action_table(self.rules)
+        self.observer = StructuredObserver(self.rules) if observation == "structured" else Observer(self.rules)
+        self.obs_size = 0 if observation == "none" else self.observer.size
+        self.num_actions = len(self.table)
+        self._tables = kernel_tables(self.rules, observation)
+        self._pack = np.asarray(self.rules.deck_spec.pack, np.int16)
+        self._rng = np.random.default_rng(seed)
+        n, r = self.num_envs, self.rules
+        self._st = np.zeros((n, K.NF), np.int32)
+        self._hands = np.zeros((n, NUM_SEATS, r.deck_spec.num_ids), np.int8)
+        self._dealt = np.zeros_like(self._hands)
+        self._tc = np.zeros((n, r.tricks_per_hand, NUM_SEATS), np.int8)
+        self._ts = np.zeros_like(self._tc)
+        self._calls = np.full((n, self._tables.rounds, NUM_SEATS), -1, np.int16)
+        self._obs = np.zeros((n, self.obs_size), np.float32)
+        self._mask = np.zeros((n, self.num_actions), np.bool_)
+        self._raw = np.zeros((n, self._tables.raw_size + self.num_actions), np.float32)
+        extra = r.is_bid and r.joker  # Bid Euchre with the joker: the dealer takes the 25th card
+        self._order = np.zeros((n, len(self._pack)), np.int16)  # each game's shuffled pack (scratch)
+        self._deal = np.zeros((n, NUM_SEATS, r.hand_size + extra), np.int16)  # each game's deal (scratch)
+        self._started = False
+
+    # ------------------------------------------------------------------ public API
+    @property
+    def observation_layout(self) -> dict[str, tuple[int, int]]:
+        """Block name -> (offset, size) in each observation row (the env's ``observation_layout``; empty for "none")."""
+        return dict(self.observer.layout) if self.obs_size else {}
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Start a new episode in every game: ``(obs, mask, seat)``. ``seed`` reseeds the deals."""
+        deals = self._check_reset_options(options)  # everything is checked before anything changes
+        self._set_threads()
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        everyone = np.arange(self.num_envs)
+        st = self._st
+        st[:] = 0
+        st[:, K.WINNER] = -1
+        if deals is None:
+            st[:, K.DEALER] = self._rng.integers(NUM_SEATS, size=self.num_envs)
+            cards, upcards = self._random_deals(st[:, K.DEALER])
+        else:
+            st[:, K.DEALER] = [d["dealer"] for d in deals]
+            cards, upcards = self._deal_arrays(deals)
+        self._start(everyone, cards, upcards)
+        self._started = True
+        self._observe(everyone)
+        return self._out(self._obs), self._out(self._mask), st[:, K.CUR].astype(np.int64)
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
+        """Apply one action per game (for its seat to act); see the module docstring for what comes back."""
+        if not self._started:
+            raise ValueError("step() before reset()")
+        actions = self._check_actions(actions)
+        self._set_threads()
+        ended = np.zeros(self.num_envs, np.bool_)
+        t = self._tables
+        self._step_all(self._st, self._hands, self._dealt, self._tc, self._ts, self._calls, actions, ended, self._obs,
+                       self._mask, self._raw, t.opt, t.tab, t.akind, t.aarg, t.aalone, t.eff, t.power, t.rank, t.rnd,
+                       t.off, t.leader_at, t.card_at, t.rnd_off, t.rnd_width, t.col, t.perms, t.cands, t.ncands,
+                       t.to_abs, t.structured, self.observation != "none")
+        rewards = np.zeros((self.num_envs, NUM_SEATS), np.float32)
+        done = np.zeros(self.num_envs, np.bool_)
+        truncated = np.zeros(self.num_envs, np.bool_)
+        info: dict[str, Any] = {"hand_over": ended, "truncated": truncated}
+        finished = np.flatnonzero(ended)
+        if finished.size:
+            self._end_hands(finished, rewards, done, truncated, info)
+        else:
+            info["hand_result"] = _HandResults(self, finished)
+            info["final_index"] = finished
+            info["final_observation"] = np.zeros((0, NUM_SEATS, self.obs_size), np.float32)
+        return (self._out(self._obs), self._out(self._mask), self._st[:, K.CUR].astype(np.int64), rewards, done,
+                info)
+
+    def current_deal(self, g: int) -> dict[str, Any]:
+        """The deal of game ``g``'s current hand, as the env's ``options["deal"]`` takes it."""
+        deck = self.rules.deck_spec
+        hands = [[c for c in range(deck.num_ids) for _ in range(int(self._dealt[g, s, c]))] for s in range(NUM_SEATS)]
+        deal: dict[str, Any] = {"dealer": int(self._st[g, K.DEALER]), "hands": hands}
+        if not self.rules.is_bid:
+            deal["upcard"] = int(self._st[g, K.UP])
+        return deal
+
+    def to_absolute(self, actions: np.ndarray) -> np.ndarray:
+        """The absolute ids (the action table's) of one id per game as ``step`` takes them now."""
+        return self._tables.to_abs[self._st[:, K.FRAME], actions]
+
+    def to_canonical(self, g: int, action: int) -> int:
+        """The id ``step`` takes now in game ``g`` for the absolute id ``action`` (itself when not structured)."""
+        return int(self._tables.to_canonical[self._st[g, K.FRAME], action])
+
+    def to_canonical_batch(self, games: Any, actions: np.ndarray) -> np.ndarray:
+        """:meth:`to_canonical` of ``actions[i]`` in game ``games[i]`` for each ``i``."""
+        return self._tables.to_canonical[self._st[games, K.FRAME], actions]
+
+    def card_frames(self, games: np.ndarray | None = None) -> np.ndarray:
+        """``int64 [num_envs, n]``: each card id in the suit frame of each game's decision (identity if absolute);
+        the rows of ``games`` only when given."""
+        frames = self._st[:, K.FRAME] if games is None else self._st[games, K.FRAME]
+        return self._tables.card_to_canonical[frames]
+
+    def hidden_cards(self, games: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Everything no seat sees whole, for centralised critics: ``hands [num_envs, 4, n]`` (copies of each
+        card in each hand now), ``kitty [num_envs, n]`` (the undealt cards) and ``discard [num_envs]`` (the
+        dealer's discard, -1: none), all in absolute card ids; the rows of ``games`` only when given."""
+        every = slice(None) if games is None else games
+        copies = self.rules.deck_spec.copies
+        kitty = copies - self._dealt[every].sum(1, dtype=np.int64)
+        up = self._st[every, K.UP]
+        rows = np.flatnonzero(up >= 0)
+        kitty[rows, up[rows]] -= 1
+        return self._hands[every].copy(), kitty, self._st[every, K.DISC].astype(np.int64)
+
+    def info_frames(self) -> list[str]:
+        """The canonical suit order of each game's decision (``"CDHS"`` for every game when absolute)."""
+        if self.observation != "structured":
+            return [SUITS] * self.num_envs
+        frames = suit_frames(self.rules)
+        return [frames[f].suit_order for f in self._st[:, K.FRAME]]
+
+    def scores(self) -> np.ndarray:
+        """``int [num_envs, 2]``: each game's score (team 0, team 1)."""
+        return self._st[:, K.SC:K.SC + 2].copy()
+
+    def state_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The live state ``(st, hands, dealt, tc, ts, calls)`` in the layout of :mod:`euchre_env.compiled.kernels`,
+        for compiled readers of many games (``euchre_env.agents.rule_based.compiled``). Not copies: they change
+        with every step, and they are read-only (writing to them corrupts the games)."""
+        return self._st, self._hands, self._dealt, self._tc, self._ts, self._calls
+
+    # ------------------------------------------------------------------ checks
+    def _check_reset_options(self, options: Any) -> list[dict[str, Any]] | None:
+        if options is None:
+            return None
+        if not isinstance(options, dict):
+            raise ValueError(f"reset 'options' must be a dict (known keys: {list(RESET_OPTIONS)}) or None, "
+                             f"got {options!r}")
+        unknown = sorted(set(options) - set(RESET_OPTIONS), key=repr)
+        if unknown:
+            raise ValueError(f"unknown reset option(s) {unknown}; known: {list(RESET_OPTIONS)}")
+        deals = options.get("deals")
+        if deals is None:
+            return None
+        if not isinstance(deals, (list, tuple)) or len(deals) != self.num_envs:
+            got = f"{len(deals)} deals" if isinstance(deals, (list, tuple)) else repr(deals)
+            raise ValueError(f"reset option 'deals' must be a list of {self.num_envs} deals (one per game), got {got}")
+        parsed = []
+        for g, deal in enumerate(deals):
+            try:
+                parsed.append(parse_deal(self.rules, deal))
+            except ValueError as e:
+                raise ValueError(f"deals[{g}]: {e}") from None
+        return parsed
+
+    def _check_actions(self, actions: Any) -> np.ndarray:
+        a = np.asarray(actions)
+        if a.shape != (self.num_envs,) or not (np.issubdtype(a.dtype, np.integer) and a.dtype != np.bool_):
+            raise ValueError(f"actions must be {self.num_envs} integer action ids (one per game), got an array of "
+                             f"shape {a.shape} and dtype {a.dtype}")
+        a = a.astype(np.int64, copy=False)
+        g = K.first_illegal(self._mask, a)
+        if g >= 0:
+            legal = np.flatnonzero(self._mask[g]).tolist()
+            frame = f" (canonical frame {self.info_frames()[g]})" if self.observation == "structured" else ""
+            what = (f"{self.table.describe(int(self._tables.to_abs[self._st[g, K.FRAME], a[g]]))}"
+                    if 0 <= a[g] < self.num_actions else f"{int(a[g])}, out of range 0..{self.num_actions - 1}")
+            seat, phase = int(self._st[g, K.CUR]), Phase(int(self._st[g, K.PH])).name
+            raise IllegalActionError(f"illegal action in game {g}: {what}{frame} for seat {seat} in phase {phase}; "
+                                     f"legal ids: {legal}; no game was changed")
+        return a
+
+    # ------------------------------------------------------------------ internals
+    def _out(self, array: np.ndarray) -> np.ndarray:
+        return array.copy() if self.copy else array
+
+    def _observe(self, games: np.ndarray) -> None:
+        """The observation and mask of ``games`` (the others' are already written by the step)."""
+        t = self._tables
+        self._observe_games(self._st, self._hands, self._dealt, self._tc, self._ts, self._calls, games, self._obs,
+                            self._mask, self._raw, t.opt, t.tab, t.akind, t.aarg, t.eff, t.power, t.rank, t.off,
+                            t.leader_at, t.card_at, t.rnd_off, t.rnd_width, t.col, t.perms, t.cands, t.ncands, t.to_abs,
+                            t.structured, self.observation != "none")
+
+    def _set_threads(self) -> None:
+        if self.threads != 1:  # the parallel kernels (see euchre_env.compiled.builds on what they cost)
+            start_thread_pool()
+            numba.set_num_threads(min(self.threads or numba.config.NUMBA_NUM_THREADS, numba.config.NUMBA_NUM_THREADS))
+
+    def _random_deals(self, dealers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Shuffled deals (``deals.random_deal``'s layout: blocks from the dealer's left, then the up-card)."""
+        r = self.rules
+        k = len(dealers)
+        extra = r.is_bid and r.joker  # Bid Euchre with the joker: the dealer takes the 25th card
+        cards = np.full((k, NUM_SEATS, r.hand_size + extra), -1, np.int16)
+        upcards = np.empty(k, np.int32)
+        K.shuffled_deals(self._rng.random((k, len(self._pack))), self._pack, dealers.astype(np.int64), r.hand_size,
+                         extra, r.is_bid, cards, upcards)
+        return cards, upcards
+
+    def _deal_arrays(self, deals: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
+        width = max(len(h) for d in deals for h in d["hands"])
+        cards = np.full((len(deals), NUM_SEATS, width), -1, np.int16)
+        for g, d in enumerate(deals):
+            for s, hand in enumerate(d["hands"]):
+                cards[g, s, :len(hand)] = hand
+        upcards = np.array([d.get("upcard", -1) for d in deals], np.int32)
+        return cards, upcards
+
+    def _start(self, games: np.ndarray, cards: np.ndarray, upcards: np.ndarray) -> None:
+        t = self._tables
+        self._start_hands(self._st, self._hands, self._dealt, self._tc, self._ts, self._calls, games.astype(np.int64),
+                          cards, upcards, t.opt, t.printed)
+
+    def _end_hands(self, games: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray,
+                   info: dict) -> None:
+        """The hands of ``games`` ended: rewards, episode ends, final observations, then every one deals on (the
+        next hand, or a new game), in one compiled pass (``vector_kernels.end_hands``)."""
+        info["hand_result"] = _HandResults(self, games)  # snapshots the results before the next deal
+        k = games.size
+        u = self._rng.random((k, len(self._pack) + 1))  # each game's shuffle, and a new game's dealer
+        slot = np.empty(k, np.int64)
+        final = np.empty((k, NUM_SEATS, self.obs_size), np.float32)
+        t = self._tables
+        self._end_hands_kernel(
+            self._st, self._hands, self._dealt, self._tc, self._ts, self._calls, games, u, self._pack, self._order,
+            self._deal, self.episode == "hand", self.max_hands or 0, self.reward_mode == "win", rewards, done,
+            truncated, slot, final, self._obs, self._mask, self._raw, t.opt, t.printed, t.tab, t.akind, t.aarg, t.eff,
+            t.power, t.rank, t.off, t.leader_at, t.card_at, t.rnd_off, t.rnd_width, t.col, t.perms, t.cands,
+            t.ncands, t.to_abs, t.structured, self.observation != "none")
+        ended = slot >= 0
+        info["final_index"] = games[ended]
+        info["final_observation"] = final[:int(ended.sum())]
+
+
+class _HandResults(Mapping):
+    """Game index -> the env's ``hand_result`` dict of the hand it finished at this step (built when read)."""
+
+    def __init__(self, venv: VectorEuchre, games: np.ndarray) -> None:
+        self._rules = venv.rules
+        self._games = games.tolist()
+        self._rows = venv._st[games]  # a copy: the games deal on at once
+        self._where = None
+
+    def __getitem__(self, g: int) -> dict[str, Any]:
+        if self._where is None:
+            self._where = {game: i for i, game in enumerate(self._games)}
+        return hand_result(self._rules, self._rows[self._where[g]])
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._games)
+
+    def __len__(self) -> int:
+        return len(self._games)
+
+    def __repr__(self) -> str:
+        return f"{{{', '.join(f'{g}: ...' for g in self._games)}}}"

@@ -1,0 +1,29 @@
+"""The project's one word for a bad choice: an illegal action, or a value outside what an option allows.
+
+Every layer raises these two and nothing else for them, so a caller catches one class whatever raised it
+(the engine, the AEC env, ``SingleSeatEnv``, ``VectorEuchre``, the evaluation, the web table).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class IllegalActionError(ValueError):
+    """An action that the rules do not allow now; the message names the legal ones.
+
+    A ValueError, raised before anything changes: ``env()``'s wrapper turns it into PettingZoo's end of
+    the game with a penalty (TerminateIllegal). ``seat``, ``agent`` (its name) and ``action`` say who chose
+    what, where the raiser knows it, for a driver that reports the choice in its own words (the single-seat
+    env names its opponents by seat).
+    """
+
+    def __init__(self, message: str, seat: int | None = None, agent: str | None = None, action: Any = None) -> None:
+        super().__init__(message)
+        self.seat, self.agent, self.action = seat, agent, action
+
+
+def check_choice(name: str, value: Any, allowed: tuple) -> None:
+    """Raise one line naming the option, what is allowed and what was given, unless ``value`` is allowed."""
+    if value not in allowed:
+        raise ValueError(f"{name!r} must be one of {list(allowed)}, got {value!r}")

@@ -1,0 +1,173 @@
+"""One seat's view of the game as a flat float32 vector with named blocks.
+
+The vector is a perfect-recall information state for the current hand: everything
+the seat has seen since the deal (its cards, every call, its own discard, every card
+of every trick and who led it) plus the game score. Seats are relative to the
+observer: index 0 is the observer, 1 the left-hand opponent, 2 the partner, 3 the
+right-hand opponent. Earlier hands are summarised by the score only: they have no
+bearing on the current one.
+
+``Observer(rules).layout`` maps each block name to ``(offset, size)``; which blocks
+exist depends on the rules (no ``upcard`` in Bid Euchre, no ``defend`` without
+defend-alone, ...). docs/environment.md lists them for each preset.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from euchre_env.game.actions import action_table
+from euchre_env.game.engine import GameState
+from euchre_env.game.phases import Phase
+from euchre_env.game.rules import Rules
+from euchre_env.game.seats import NUM_SEATS, other_team, relative_seat, team_of
+from euchre_env.views.seat_view import SeatView
+
+SCORE_BOUND = 8.0  # scores are encoded as score / game_target, clipped to +-SCORE_BOUND
+
+
+class Observer:
+    """Encodes a :class:`GameState` (or a :class:`~euchre_env.views.seat_view.SeatView`) for one seat under fixed
+    rules."""
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        table = action_table(rules)
+        n = rules.deck_spec.num_ids
+        blocks: list[tuple[str, int]] = [
+            ("phase", len(Phase)),
+            ("to_act", NUM_SEATS),
+            ("dealer", NUM_SEATS),
+            ("hand", n),
+        ]
+        # Calling rounds: one row per relative seat, one column per action of that round.
+        self.columns: dict[Phase, dict[int, int]] = {}
+        round_phases = [Phase.AUCTION] if rules.is_bid else [Phase.CALL1, Phase.CALL2]
+        if rules.defend_alone:
+            round_phases.append(Phase.DEFEND)
+        for phase in round_phases:
+            self.columns[phase] = {a: i for i, a in enumerate(table.round_actions(phase))}
+        if rules.is_bid:
+            blocks.append(("auction", NUM_SEATS * len(self.columns[Phase.AUCTION])))
+            if rules.joker:
+                blocks.append(("discard", n))
+            blocks += [("given", n), ("given_back", n)]
+        else:
+            blocks += [
+                ("upcard", n),
+                ("upcard_suit", 4),
+                ("upcard_fate", 3),  # taken by the dealer / turned down / set aside (dealer sits out)
+                ("call1", NUM_SEATS * len(self.columns[Phase.CALL1])),
+                ("call2", NUM_SEATS * len(self.columns[Phase.CALL2])),
+            ]
+            if rules.defend_alone:
+                blocks.append(("defend", NUM_SEATS * len(self.columns[Phase.DEFEND])))
+            blocks.append(("discard", n))
+        self.trick_size = NUM_SEATS + NUM_SEATS * n  # leader one-hot, then each seat's card
+        blocks += [
+            ("trump", 4),
+            ("maker", NUM_SEATS),
+            ("sitting_out", NUM_SEATS),
+            ("tricks", rules.tricks_per_hand * self.trick_size),
+            ("tricks_won", 2),
+            ("scores", 2),
+        ]
+        if rules.rubber:
+            blocks.append(("rubber", 4))  # games won (own, other) / 2, rubber points (own, other) / 6
+        self.layout: dict[str, tuple[int, int]] = {}
+        offset = 0
+        for name, size in blocks:
+            self.layout[name] = (offset, size)
+            offset += size
+        self.size = offset
+        self.low = np.zeros(self.size, np.float32)
+        self.high = np.ones(self.size, np.float32)
+        lo, sz = self.layout["scores"]
+        self.low[lo:lo + sz], self.high[lo:lo + sz] = -SCORE_BOUND, SCORE_BOUND
+        if rules.double_deck:
+            lo, sz = self.layout["hand"]
+            self.high[lo:lo + sz] = 2.0
+        # Everything encode() needs, precomputed: it runs at every decision of every RL loop.
+        self._off = {name: off for name, (off, _) in self.layout.items()}
+        block_of = {Phase.CALL1: "call1", Phase.CALL2: "call2", Phase.DEFEND: "defend", Phase.AUCTION: "auction"}
+        # calling phase -> (block offset, row width per seat, action id -> column)
+        self._calls = {p: (self._off[block_of[p]], len(cols), cols) for p, cols in self.columns.items()}
+        self._rel = tuple(tuple(relative_seat(s, seat) for s in range(NUM_SEATS)) for seat in range(NUM_SEATS))
+        first = self._off["tricks"]
+        self._leader_at = tuple(first + k * self.trick_size for k in range(rules.tricks_per_hand))
+        # [trick][relative seat] -> offset of that seat's card one-hot
+        self._card_at = tuple(tuple(at + NUM_SEATS + q * n for q in range(NUM_SEATS)) for at in self._leader_at)
+
+    def encode(self, state: GameState | SeatView, seat: int, out: np.ndarray | None = None) -> np.ndarray:
+        """The observation of ``seat``; written into ``out`` when given."""
+        if out is None:
+            out = np.zeros(self.size, np.float32)
+        else:
+            out.fill(0.0)
+        o = self._off
+        rules = self.rules
+        rel = self._rel[seat]
+        # Indices of the 1.0 entries, written in one numpy call (item-by-item writes cost more).
+        ones = [o["phase"] + state.phase, o["dealer"] + rel[state.dealer]]
+        add = ones.append
+        if state.current_player >= 0:
+            add(o["to_act"] + rel[state.current])
+        hand = o["hand"]
+        if rules.double_deck:
+            np.add.at(out, [hand + c for c in state.hands[seat]], 1.0)  # a hand may hold two copies
+        else:
+            ones += [hand + c for c in state.hands[seat]]
+        # Calls, in the order they were made: each seat speaks at most once per round.
+        calls = self._calls
+        for phase, who, action in state.history:
+            call = calls.get(phase)
+            if call is not None:
+                at, width, cols = call
+                add(at + rel[who] * width + cols[action])
+        if state.upcard is not None:
+            add(o["upcard"] + state.upcard)
+            if state.upcard_suit >= 0:
+                add(o["upcard_suit"] + state.upcard_suit)
+            if state.upcard_taken:
+                add(o["upcard_fate"])
+            elif state.turned_down:
+                add(o["upcard_fate"] + 1)
+            elif state.trump >= 0:  # ordered, but the dealer sits out and never takes it
+                add(o["upcard_fate"] + 2)
+        # The None tests first: the visibility rules are the engine's, but most decisions have no discard yet.
+        if state.discarded is not None and state.sees_discard(seat):
+            add(o["discard"] + state.discarded)
+        if state.given is not None and state.sees_exchange(seat):
+            add(o["given"] + state.given)
+            if state.given_back is not None:
+                add(o["given_back"] + state.given_back)
+        if state.trump >= 0:
+            add(o["trump"] + state.trump)
+        if state.maker >= 0:
+            add(o["maker"] + rel[state.maker])
+        ones += [o["sitting_out"] + rel[s] for s in range(NUM_SEATS) if state.out[s]]
+        for k, (_, seats, cards) in enumerate(state.tricks):
+            add(self._leader_at[k] + rel[seats[0]])
+            row = self._card_at[k]
+            ones += [row[rel[s]] + c for s, c in zip(seats, cards)]
+        if state.trick:
+            k = len(state.tricks)
+            add(self._leader_at[k] + rel[state.trick_seats[0]])
+            row = self._card_at[k]
+            ones += [row[rel[s]] + c for s, c in zip(state.trick_seats, state.trick)]
+        out[ones] = 1.0
+        mine = team_of(seat)
+        theirs = other_team(mine)
+        t = rules.tricks_per_hand
+        out[o["tricks_won"]] = state.tricks_won[mine] / t
+        out[o["tricks_won"] + 1] = state.tricks_won[theirs] / t
+        target = rules.game_target
+        out[o["scores"]] = min(max(state.scores[mine] / target, -SCORE_BOUND), SCORE_BOUND)
+        out[o["scores"] + 1] = min(max(state.scores[theirs] / target, -SCORE_BOUND), SCORE_BOUND)
+        if rules.rubber:
+            r = o["rubber"]
+            out[r] = state.games_won[mine] / 2
+            out[r + 1] = state.games_won[theirs] / 2
+            out[r + 2] = state.rubber_points[mine] / 6
+            out[r + 3] = state.rubber_points[theirs] / 6
+        return out

@@ -1,0 +1,65 @@
+"""Text rendering of a game: scores, dealer, trump and maker, hands, the current trick."""
+
+from __future__ import annotations
+
+from euchre_env.game.cards import SUITS
+from euchre_env.game.engine import GameState
+from euchre_env.game.phases import Phase
+from euchre_env.game.seats import NUM_SEATS, team_of
+
+SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
+
+
+def render_text(state: GameState, seat: int | None = None) -> str:
+    """A readable table. ``seat`` hides the other hands until the hand is over (None shows all)."""
+    d = state.deck
+    lines = [
+        f"Euchre ({state.rules.preset_name})  hand {state.hand_number + 1}  "
+        f"score: team 0 (seats 0+2) {state.scores[0]}  team 1 (seats 1+3) {state.scores[1]}"
+        f"  target {state.rules.game_target}"
+    ]
+    if state.rules.rubber:
+        lines.append(f"rubber: games won {state.games_won}, rubber points {state.rubber_points}")
+    call = f"dealer: seat {state.dealer}"
+    if state.upcard is not None:
+        call += f"   up-card: {d.name(state.upcard)}"
+        if state.upcard_suit >= 0 and state.upcard == d.joker_id:
+            call += f" (offered as {SUIT_NAMES[SUITS[state.upcard_suit]]})"
+        if state.turned_down:
+            call += " (turned down)"
+    if state.trump >= 0:
+        call += f"   trump: {SUIT_NAMES[SUITS[state.trump]]}   maker: seat {state.maker}"
+        if state.contract is not None:
+            call += f" (bid {state.contract})"
+        if state.maker_alone:
+            call += " alone"
+        if state.defender_alone >= 0:
+            call += f"   seat {state.defender_alone} defends alone"
+    lines.append(call)
+    reveal = seat is None or state.hand_over
+    for s in range(NUM_SEATS):
+        cards = " ".join(d.name(c) for c in state.hands[s]) if (reveal or s == seat) else "?? " * len(state.hands[s])
+        tags = []
+        if s == state.current_player:
+            tags.append("to act")
+        if state.out[s]:
+            tags.append("sits out")
+        tag = f"  <- {', '.join(tags)}" if tags else ""
+        lines.append(f"  seat {s} (team {team_of(s)}): {cards.strip()}{tag}")
+    if state.trick:
+        played = ", ".join(f"seat {s}: {d.name(c)}" for s, c in zip(state.trick_seats, state.trick))
+        lines.append(f"trick {len(state.tricks) + 1}: {played}")
+    elif state.tricks:
+        winner, seats, cards = state.tricks[-1]
+        played = ", ".join(f"seat {s}: {d.name(c)}" for s, c in zip(seats, cards))
+        lines.append(f"trick {len(state.tricks)}: {played}  -> seat {winner}")
+    lines.append(f"tricks: team 0 {state.tricks_won[0]}, team 1 {state.tricks_won[1]}   phase: {state.phase.name}")
+    if state.hand_result is not None:
+        r = state.hand_result
+        if r.get("thrown_in"):
+            lines.append(f"hand thrown in ({r['thrown_in']}): no points")
+        else:
+            lines.append(f"hand over: points team 0 {r['points'][0]}, team 1 {r['points'][1]}")
+    if state.phase == Phase.GAME_OVER:
+        lines.append(f"game over: team {state.winner} wins")
+    return "\n".join(lines)

@@ -1,0 +1,234 @@
+"""Checkpoint files: what is written loads back; a damaged or foreign file fails in one short CheckpointError line."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from euchre_env.agents.neural.checkpoint import (  # noqa: E402
+    CheckpointError,
+    build_model,
+    load_checkpoint,
+    model_payload,
+    save_checkpoint,
+)
+from euchre_env.agents.neural.network import ActorCritic, PolicyNet, ValueNet  # noqa: E402
+from euchre_env.game.actions import action_table  # noqa: E402
+from euchre_env.game.rules import Rules  # noqa: E402
+from euchre_env.views.observation import Observer  # noqa: E402
+from euchre_env.views.structured import StructuredObserver  # noqa: E402
+
+KNOCK = Rules.preset("knock")
+DOCS = os.path.join(os.path.dirname(__file__), "..", "docs", "checkpoints")
+
+
+@pytest.fixture(scope="module")
+def good(tmp_path_factory) -> str:
+    """A small checkpoint of the knock rules, as the trainer writes them."""
+    torch.manual_seed(0)
+    actor = PolicyNet(Observer(KNOCK).size, len(action_table(KNOCK)), [8])
+    path = str(tmp_path_factory.mktemp("ckpt") / "good.pt")
+    save_checkpoint(model_payload(actor, KNOCK), path)
+    return path
+
+
+def _logits(model, size: int, seed: int = 0) -> torch.Tensor:
+    """The network's logits on a batch of random inputs (everything legal)."""
+    obs = torch.rand(6, size, generator=torch.Generator().manual_seed(seed))
+    with torch.no_grad():
+        return model.masked_logits(obs, torch.ones(6, model.num_actions, dtype=torch.bool))
+
+
+def refused(path, match: str, rules: Rules | None = None) -> str:
+    """Load ``path``, expecting one short CheckpointError line that contains ``match``."""
+    with pytest.raises(CheckpointError) as info:
+        load_checkpoint(path, rules)
+    message = str(info.value)
+    assert match in message, message
+    assert "\n" not in message and len(message) <= 200 + len(str(path)), message
+    # no torch error chained on: the traceback, if printed, ends with this one line
+    assert info.value.__cause__ is None and (info.value.__context__ is None or info.value.__suppress_context__)
+    return message
+
+
+def test_a_written_checkpoint_loads_back_and_builds(good):
+    data = load_checkpoint(good, KNOCK)
+    assert data["rules"] == KNOCK and data["hidden"] == [8]
+    assert data["version"] == 2 and data["observation"] == "absolute"
+    model = build_model(data, good)
+    assert not model.training and model.obs_size == Observer(KNOCK).size
+
+
+@pytest.mark.parametrize("name", ["knock_ppo.pt", "bid_ppo.pt"])
+def test_the_published_checkpoints_still_load(name):
+    """Version 1: the absolute observation; the actor alone, with the old ActorCritic actor's logits."""
+    path = os.path.join(DOCS, name)
+    data = load_checkpoint(path)
+    assert data["version"] == 1 and data["observation"] == "absolute"
+    actor = build_model(data, path)
+    assert isinstance(actor, PolicyNet) and not any(isinstance(m, ValueNet) for m in actor.modules())
+    assert actor.obs_size == Observer(data["rules"]).size
+    old = ActorCritic(actor.obs_size, actor.num_actions, data["hidden"])
+    old.load_state_dict(data["model"])  # critic and all, as version 1 played it
+    assert torch.equal(_logits(actor, actor.obs_size), _logits(old, actor.obs_size))
+
+
+@pytest.mark.parametrize("observation", ["absolute", "structured"])
+def test_version_2_round_trip(tmp_path, observation):
+    """The actor comes back with its weights and observation kind; a trainer's extra keys are kept."""
+    rules = Rules.preset("classic", joker=True)
+    size = Observer(rules).size if observation == "absolute" else StructuredObserver(rules).size
+    torch.manual_seed(4)
+    actor = PolicyNet(size, len(action_table(rules)), [16, 8])
+    payload = model_payload(actor, rules, observation)
+    payload.update(critic=ValueNet(size + 3, [4]).state_dict(), counters={"update": 7})  # the trainer's own keys
+    path = str(tmp_path / "v2.pt")
+    save_checkpoint(payload, path)
+    data = load_checkpoint(path, rules)
+    assert data["version"] == 2 and data["observation"] == observation and data["counters"] == {"update": 7}
+    assert set(data["actor"]) == set(actor.state_dict())  # the actor alone: no critic in the play payload
+    back = build_model(data, path)
+    assert isinstance(back, PolicyNet) and back.hidden == [16, 8]
+    assert torch.equal(_logits(back, size), _logits(actor, size))
+
+
+def test_model_payload_refuses_an_unknown_observation_or_a_wrong_size():
+    actor = PolicyNet(Observer(KNOCK).size, len(action_table(KNOCK)), [4])
+    with pytest.raises(ValueError, match=r"the actor takes \d+ inputs, the structured observation of these rules"):
+        model_payload(actor, KNOCK, "structured")
+    with pytest.raises(ValueError, match="observation"):
+        model_payload(actor, KNOCK, "pixels")
+
+
+def test_an_observation_that_does_not_match_its_fingerprint(good, tmp_path):
+    """An absolute file relabelled structured (or the reverse): the layouts differ, so it is refused."""
+    message = refused(_tampered(good, tmp_path, observation="structured"), "another observation layout or action")
+    assert "this code's structured one is" in message
+    size = StructuredObserver(KNOCK).size
+    structured = model_payload(PolicyNet(size, len(action_table(KNOCK)), [4]), KNOCK, "structured")
+    path = str(tmp_path / "structured.pt")
+    torch.save(dict(structured, observation="absolute"), path)
+    refused(path, "was written for another observation layout or action table")
+
+
+def test_an_unknown_observation_kind(good, tmp_path):
+    refused(_tampered(good, tmp_path, observation="pixels"),
+            "was trained on an unknown observation 'pixels'; this code knows 'absolute', 'structured'")
+
+
+def test_a_text_file_renamed_pt(tmp_path):
+    path = tmp_path / "notes.pt"
+    path.write_text("hello, these are my notes\n")
+    refused(path, f"{str(path)!r} is not a readable checkpoint: not a PyTorch file (truncated or damaged?)")
+
+
+@pytest.mark.parametrize("fraction", [0.0001, 0.01, 0.5, 0.99, -1])
+def test_a_truncated_file(good, tmp_path, fraction):
+    with open(good, "rb") as f:
+        data = f.read()
+    cut = len(data) - 1 if fraction == -1 else max(1, int(len(data) * fraction))
+    path = tmp_path / f"cut{cut}.pt"
+    path.write_bytes(data[:cut])
+    refused(path, "not a readable checkpoint: not a PyTorch file (truncated or damaged?)")
+
+
+def test_an_empty_file(tmp_path):
+    path = tmp_path / "empty.pt"
+    path.write_bytes(b"")
+    refused(path, "not a PyTorch file")
+
+
+def test_a_zip_that_is_not_a_torch_file(tmp_path):
+    import zipfile
+
+    path = tmp_path / "archive.pt"
+    with zipfile.ZipFile(path, "w") as z:
+        z.writestr("readme.txt", "not a model")
+    refused(path, "not a PyTorch file")
+
+
+def test_a_torch_file_of_a_foreign_dict(tmp_path):
+    path = tmp_path / "foreign.pt"
+    torch.save({"state_dict": {"w": torch.zeros(2)}}, path)
+    refused(path, "is not a euchre-env checkpoint (no format tag 'euchre-env-checkpoint')")
+    torch.save(torch.zeros(3), path)  # not even a dict
+    refused(path, "is not a euchre-env checkpoint")
+
+
+def test_a_torch_file_holding_objects(tmp_path):
+    path = tmp_path / "code.pt"
+    torch.save({"format": "euchre-env-checkpoint", "payload": KNOCK}, path)  # a pickled object
+    refused(path, "holding more than plain data (a pickled euchre_env.game.rules.Rules)")
+
+
+def _tampered(good: str, tmp_path, **changes) -> str:
+    payload = torch.load(good, weights_only=True)
+    payload.update(changes)
+    path = str(tmp_path / "tampered.pt")
+    torch.save(payload, path)
+    return path
+
+
+def test_a_tampered_fingerprint(good, tmp_path):
+    message = refused(_tampered(good, tmp_path, fingerprint="0" * 16), "another observation layout or action table")
+    assert "fingerprint 0000000000000000" in message
+
+
+def test_other_version_invalid_rules_and_missing_keys(good, tmp_path):
+    refused(_tampered(good, tmp_path, version=99), "has checkpoint version 99; this code reads 1 and 2")
+    refused(_tampered(good, tmp_path, rules={"colour": "red"}), "holds invalid rules: unknown rules field(s)")
+    payload = torch.load(good, weights_only=True)
+    del payload["hidden"]
+    path = tmp_path / "short.pt"
+    torch.save(payload, path)
+    refused(path, "is missing 'hidden'")
+    refused(_tampered(good, tmp_path, version=1), "is missing 'model'")  # version 1 keeps its weights there
+    payload = torch.load(good, weights_only=True)
+    del payload["observation"]
+    torch.save(payload, path)
+    refused(path, "is missing 'observation'")
+
+
+def test_weights_that_do_not_fit_the_network(good, tmp_path):
+    path = _tampered(good, tmp_path, hidden=[9])
+    with pytest.raises(CheckpointError) as info:
+        build_model(load_checkpoint(path), path)
+    message = str(info.value)
+    assert "the weights do not fit the network it describes (size mismatch for 0.weight" in message
+    assert "\n" not in message and len(message) <= 200 + len(path)
+
+
+def test_a_checkpoint_for_other_rules(good):
+    refused(good, "was trained for other rules: ", Rules.preset("bid"))
+
+
+def test_a_missing_file_and_a_directory(tmp_path):
+    refused(tmp_path / "missing.pt", f"no checkpoint file at {str(tmp_path / 'missing.pt')!r}")
+    folder = tmp_path / "folder.pt"
+    folder.mkdir()
+    refused(folder, f"{str(folder)!r} is a directory, not a checkpoint file")
+
+
+def test_an_interrupted_save_leaves_no_temporary_file(tmp_path, monkeypatch):
+    path = tmp_path / "latest.pt"
+
+    def fails(obj, f):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(torch, "save", fails)
+    with pytest.raises(OSError):
+        save_checkpoint({"format": "x"}, str(path))
+    assert os.listdir(tmp_path) == []
+
+
+def test_an_os_error_while_reading_is_one_line(good, monkeypatch):
+    """torch's reader can fail on a damaged file with OSError [Errno 22] (a resumed run met it)."""
+
+    def invalid(*args, **kwargs):
+        raise OSError(22, "Invalid argument")
+
+    monkeypatch.setattr(torch, "load", invalid)
+    refused(good, "not a readable checkpoint: not a PyTorch file (truncated or damaged?)")

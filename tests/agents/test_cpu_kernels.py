@@ -1,0 +1,151 @@
+"""The one-pass tanh and bfloat16 kernels compute what torch computes (agents/neural/cpu_kernels.py), and the networks'
+fused order of work (the first layer's tanh in its gather, bfloat16 activations) gives the unfused numbers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+import torch.nn.functional as F  # noqa: E402
+from numba import njit  # noqa: E402
+
+from euchre_env.agents.neural.cpu_kernels import bfloat16_bits, bits, from_bits, tanh, tanh_grad  # noqa: E402
+from euchre_env.agents.neural.network import ActorCritic, matmul_precision  # noqa: E402
+from euchre_env.agents.neural.sparse_input import SparseInputLinear, SparseRows  # noqa: E402
+
+
+def _special() -> torch.Tensor:
+    values = [float("nan"), float("inf"), -float("inf"), 0.0, -0.0, 1e-30, -1e-30, 9.0, 10.0, 10.5, -30.0, 88.7]
+    return torch.tensor([values], dtype=torch.float32)
+
+
+def test_tanh_equals_torch_on_float32_and_bfloat16() -> None:
+    x = torch.cat([torch.linspace(-12, 12, 4096), torch.randn(4096, generator=torch.Generator().manual_seed(0))])
+    x = x.reshape(32, 256)
+    torch.testing.assert_close(tanh(x), torch.tanh(x), rtol=0, atol=2.5e-7)
+    low = x.to(torch.bfloat16)
+    out = tanh(low)  # from bfloat16 to bfloat16: the float32 tanh of the widened input, rounded once
+    assert out.dtype == torch.bfloat16
+    torch.testing.assert_close(out.float(), torch.tanh(low.float()), rtol=0, atol=2 ** -9)
+    special = _special()
+    torch.testing.assert_close(tanh(special), torch.tanh(special), rtol=0, atol=1e-7, equal_nan=True)
+    assert tanh(x[0]).shape == x[0].shape and tanh(x.reshape(4, 8, 256)).shape == (4, 8, 256)
+
+
+@njit
+def _round_all(x: np.ndarray, out: np.ndarray) -> None:
+    for i in range(x.size):
+        out[i] = bfloat16_bits(x[i])
+
+
+def test_bfloat16_bits_round_as_torch_does() -> None:
+    g = torch.Generator().manual_seed(1)
+    scaled = torch.randn(64, 256, generator=g) * 10.0 ** torch.randint(-40, 38, (64, 1), generator=g)
+    ties = (torch.arange(4096, dtype=torch.int32) * 65536 + 32768).view(torch.float32)  # halfway between two
+    x = torch.cat([scaled.flatten(), ties, _special().flatten()])
+    out = np.empty(x.numel(), np.uint16)
+    _round_all(x.numpy(), out)
+    expected = bits(x.to(torch.bfloat16))
+    nan = np.isnan(x.numpy())
+    assert np.array_equal(out[~nan], expected[~nan])
+    assert from_bits(out)[torch.from_numpy(nan)].isnan().all()
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_tanh_gradient_equals_torch(dtype: torch.dtype) -> None:
+    g = torch.Generator().manual_seed(2)
+    x = (torch.randn(300, 64, generator=g) * 2).to(dtype).requires_grad_(True)
+    grad = torch.randn(300, 64, generator=g).to(dtype)
+    tanh(x).backward(grad)
+    reference = x.detach().float().requires_grad_(True)
+    torch.tanh(reference).to(dtype).backward(grad)
+    # the tanh's outputs differ by up to 2e-7, times gradients of up to ~4
+    torch.testing.assert_close(x.grad.float(), reference.grad.to(dtype).float(), rtol=0, atol=1e-6 * 4 if dtype ==
+                               torch.float32 else 2 ** -7)
+    y = torch.tanh(x.detach().float())
+    assert torch.equal(tanh_grad(grad, y), torch.ops.aten.tanh_backward(grad.float(), y))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_the_first_layer_with_its_tanh_equals_the_two_apart(dtype: torch.dtype) -> None:
+    g = torch.Generator().manual_seed(3)
+    x = (torch.rand(1000, 300, generator=g) < 0.06).float()
+    layer = SparseInputLinear(300, 64)
+    grad = torch.randn(1000, 64, generator=g).to(dtype)
+    fused = layer.forward_tanh(SparseRows.from_dense(x), dtype)
+    assert fused.dtype == dtype
+    fused.backward(grad)
+    fused_grads = layer.weight.grad.clone(), layer.bias.grad.clone()
+    layer.zero_grad()
+    apart = torch.tanh(F.linear(x, layer.weight, layer.bias)).to(dtype)
+    apart.backward(grad)
+    torch.testing.assert_close(fused.float(), apart.float(), rtol=0, atol=1e-6 if dtype == torch.float32 else 2 ** -7)
+    torch.testing.assert_close(fused_grads[0], layer.weight.grad, rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(fused_grads[1], layer.bias.grad, rtol=1e-4, atol=1e-4)
+
+
+def _unfused(net: torch.nn.Sequential, x: torch.Tensor, low: torch.dtype) -> torch.Tensor:
+    """The network as plain torch operations: every product's inputs rounded to ``low``, float32 elsewhere."""
+    layers = list(net)
+    h = x
+    for i in range(0, len(layers) - 1, 2):
+        linear = layers[i]
+        if i == 0:
+            h = torch.tanh(F.linear(h, linear.weight, linear.bias))
+        else:
+            h = torch.tanh(F.linear(h.to(low), linear.weight.to(low), linear.bias.to(low)).float())
+    out = layers[-1]
+    return F.linear(h.to(low), out.weight.to(low), out.bias.to(low)).float()
+
+
+@pytest.mark.parametrize("precision", ["float32", "bfloat16"])
+def test_the_fused_network_gives_the_unfused_numbers(precision: str) -> None:
+    torch.manual_seed(4)
+    model = ActorCritic(300, 20, [64, 32], critic_extra=10)
+    g = torch.Generator().manual_seed(5)
+    obs, extra = (torch.rand(512, 300, generator=g) < 0.06).float(), (torch.rand(512, 10, generator=g) < 0.3).float()
+    mask = torch.ones(512, 20, dtype=torch.bool)
+    low = getattr(torch, precision)
+    with matmul_precision(model, precision):
+        logits, value = model(obs, mask, extra)
+        assert logits.dtype == value.dtype == torch.float32
+        (logits.sum() + value.sum()).backward()
+    fused = {name: p.grad.clone() for name, p in model.named_parameters()}
+    model.zero_grad()
+    ref_logits = _unfused(model.actor, obs, low)
+    ref_value = _unfused(model.critic, torch.cat([obs, extra], 1), low).squeeze(-1)
+    (ref_logits.sum() + ref_value.sum()).backward()
+    # relative to the whole tensor: float32 differs by the tanh's 2e-7; bfloat16 also where an activation within
+    # 2e-7 of a rounding boundary rounds the other way (measured: 1e-4 to 5e-4 on [256, 256] networks)
+    tol = 1e-5 if precision == "float32" else 3e-3
+
+    def relative(a: torch.Tensor, b: torch.Tensor) -> float:
+        return float((a - b).detach().norm() / max(float(b.detach().norm()), 1e-12))
+
+    assert relative(logits, ref_logits) < tol and relative(value, ref_value) < tol
+    for name, p in model.named_parameters():
+        assert relative(fused[name], p.grad) < tol, name
+    np.testing.assert_array_equal(np.isfinite(logits.detach().numpy()), True)
+
+
+def test_sampled_actions_follow_the_softmax_and_carry_its_log_probabilities() -> None:
+    from euchre_env.agents.neural.network import ILLEGAL_LOGIT, sample_actions
+
+    g = torch.Generator().manual_seed(6)
+    logits = torch.tensor([[2.0, 0.0, -1.0, 5.0, 0.5]]).repeat(40_000, 1)
+    mask = torch.tensor([[True, True, True, False, True]]).repeat(40_000, 1)
+    masked = torch.where(mask, logits, ILLEGAL_LOGIT)
+    actions, log_probs = sample_actions(masked, g)
+    assert mask[torch.arange(40_000), actions].all()  # the illegal action (the largest logit) is never drawn
+    expected = torch.softmax(masked[0], -1)
+    frequencies = torch.bincount(actions, minlength=5).double() / 40_000
+    assert (frequencies - expected).abs().max() < 0.01  # 4 standard errors at the largest probability
+    torch.testing.assert_close(log_probs, torch.log_softmax(masked, -1).gather(1, actions[:, None]).squeeze(1),
+                               rtol=0, atol=1e-6)
+    again = sample_actions(masked, torch.Generator().manual_seed(6))[0]
+    assert torch.equal(actions, again)  # the generator's stream decides the draws
+    bad = masked[:3].clone()
+    bad[1, 2] = float("nan")
+    with pytest.raises(ValueError, match="row 1 of the logits holds a NaN"):
+        sample_actions(bad, g)

@@ -1,0 +1,284 @@
+"""The ``euchre`` command line (euchre_env.cli.main), run in-process (and in a subprocess where the
+process itself is the point: Ctrl-C, a missing extra)."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+import os
+import signal
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from euchre_env.cli.arguments import parse_options
+from euchre_env.cli.main import main
+from euchre_env.evaluation import Match
+from euchre_env.evaluation.pool import _init_worker
+from euchre_env.game.rules import Rules
+from euchre_env.training import cli
+
+TINY = os.path.join(os.path.dirname(__file__), "..", "configs", "tiny.yaml")
+
+
+def test_eval_prints_the_table(capsys):
+    assert main(["eval", "random", "random", "--hands", "40", "--seed", "1", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    # hand mode: no games, win-rate or Wilson columns (they would only hold "-")
+    assert "| A | B | deals | hands | margin A-B (pts/hand) | 95% CI | A points share | time |\n" in out
+    assert "| random | random | 40 | 80 |" in out and "games" not in out and "Wilson" not in out
+    assert "preset knock" in out and "seed 1" in out
+
+
+def test_eval_games_with_options_and_out(tmp_path, capsys):
+    argv = ["eval", "random", "random", "--games", "2", "--set", "game_target=3", "joker=true", "--workers", "1",
+            "--preset", "classic", "--out", str(tmp_path)]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "| random | random | 2 |" in out and "game_target=3" in out
+    assert "| games | A win rate | 95% CI (Wilson) | time |" in out  # game mode keeps them
+    data = json.loads((tmp_path / "eval.json").read_text())
+    assert data["games"] == 4 and data["rules"]["joker"] is True and data["rules"]["game_target"] == 3
+    assert (tmp_path / "eval.csv").exists() and (tmp_path / "deals.csv").exists()
+
+
+def test_ladder_writes_json_csv_png(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    argv = ["ladder", "random", "random", "--hands", "10", "--seed", "1", "--bootstrap", "5", "--workers", "1",
+            "--out", str(tmp_path)]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "| rank | agent |" in out and "random#2" in out
+    for name in ("ladder.json", "ladder.csv", "matches.csv", "ladder.png"):
+        assert (tmp_path / name).stat().st_size > 0
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["eval", "nosuch", "random"], "unknown agent spec 'nosuch'"),
+        (["eval", "random", "random", "--preset", "nope"], "unknown preset 'nope'"),
+        (["eval", "random", "random", "--set", "game_target=0"], "game_target"),
+        (["eval", "random", "random", "--set", "colour=red"], "unknown rules option 'colour'"),
+        (["eval", "random", "random", "--set", "joker"], "OPTION=VALUE"),
+        (["eval", "random", "random", "--set", "joker=maybe"], "true or false"),
+        (["eval", "random", "random", "--set", "game_target=ten"], "must be an integer"),
+        (["eval", "random", "random", "--preset", "bid", "--set", "lone_maker=true"], "lone_maker"),
+        (["eval", "random", "random", "--hands", "0"], "positive integer"),
+        (["eval", "random", "random", "--hands", "many"], "positive integer"),
+        (["eval", "random", "random", "--seed", "-1"], "non-negative"),
+        (["eval", "random"], "required"),
+        (["eval", "random:3", "random"], "takes no parameter"),
+        (["eval", "random", "random", "--bogus"], "unrecognized arguments"),
+        (["ladder", "random"], "at least two agents"),
+        (["frobnicate"], "invalid choice"),
+        (["eval", "pimc:0", "random"], "agent spec 'pimc:0': worlds must be at least 1"),
+    ],
+)
+def test_errors_are_one_line_with_status_2(argv, fragment, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    captured = capsys.readouterr()
+    err = captured.err
+    assert err.count("\n") == 1 and err.startswith("euchre") and "error:" in err, err
+    assert fragment in err
+    assert "Traceback" not in err and captured.out == ""
+
+
+def test_an_agent_error_is_said_once(capsys):
+    with pytest.raises(SystemExit):
+        main(["eval", "pimc:0", "random"])
+    err = capsys.readouterr().err
+    assert err.count("pimc:0") == 1 and err.count("agent spec") == 1, err
+
+
+COMMAND_LINES = [f"  {name:<6}  {text}" for name, text in cli.COMMANDS.items()]
+
+
+def test_help_describes_every_command_in_one_line(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["--help"])
+    assert exc.value.code == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [name for name in cli.COMMANDS] == ["eval", "ladder", "merge", "train", "play", "serve"]
+    for line in COMMAND_LINES:
+        assert line in lines
+    assert "training" in lines[2]  # the description is not about evaluation only
+
+
+def test_no_command_prints_the_overview_then_one_error_line(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main([])
+    assert exc.value.code == 2
+    captured = capsys.readouterr()
+    lines = captured.err.splitlines()
+    assert captured.out == "" and all(line in lines for line in COMMAND_LINES)
+    assert lines[-1] == ("euchre: error: missing command: eval, ladder, merge, train, play, serve "
+                         "(see euchre COMMAND --help)")
+
+
+# ------------------------------------------------------------------------------ Ctrl-C
+def _sigint_after_interrupting_myself():
+    os.kill(os.getpid(), signal.SIGINT)  # a worker that does not ignore SIGINT dies here
+    return int(signal.getsignal(signal.SIGINT))
+
+
+def test_pool_workers_ignore_sigint():
+    match = Match("random", "random", Rules.preset("knock"))
+    with mp.get_context().Pool(1, initializer=_init_worker, initargs=(match,)) as pool:
+        assert pool.apply(_sigint_after_interrupting_myself) == int(signal.SIG_IGN)
+
+
+def test_ctrl_c_in_the_parent_is_one_line_and_status_130(monkeypatch, capsys):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "evaluate", interrupted)
+    assert main(["eval", "random", "random", "--hands", "10"]) == 130
+    captured = capsys.readouterr()
+    assert captured.err == "euchre: interrupted\n" and captured.out == ""
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="process groups and SIGINT are POSIX")
+def test_ctrl_c_during_a_pooled_eval_prints_no_worker_traceback():
+    """The terminal's Ctrl-C: SIGINT to the whole process group, parent and workers alike."""
+    argv = [sys.executable, "-m", "euchre_env.cli.main", "eval", "random", "random", "--hands", "10000000",
+            "--workers", "2", "--progress"]
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, bufsize=0)
+    seen = b""
+    try:
+        while b"deals" not in seen:  # the bar draws after a second, from the parent's loop over the pool's results
+            chunk = os.read(proc.stderr.fileno(), 4096)
+            if not chunk:
+                break  # it ended before: the asserts below show why
+            seen += chunk
+        os.killpg(proc.pid, signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    err = (seen + err).decode()
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err and "ForkPoolWorker" not in err and out == b""
+    assert err.splitlines()[-1].split("\r")[-1] == "euchre: interrupted"
+
+
+# ------------------------------------------------------------------------------ train --resume of a damaged run
+def _damaged_run(root, latest: bytes) -> str:
+    run = root / "damaged"
+    (run / "checkpoints").mkdir(parents=True)
+    with open(TINY) as f:
+        (run / "config.yaml").write_text(yaml.safe_dump(yaml.safe_load(f)))
+    (run / "checkpoints" / "latest.pt").write_bytes(latest)
+    return str(root)
+
+
+def test_resume_of_a_truncated_checkpoint_is_one_line(tmp_path, capsys):
+    pytest.importorskip("torch", reason="the trainer needs the train extra (torch)")
+    good = os.path.join(os.path.dirname(__file__), "..", "docs", "checkpoints", "knock_ppo.pt")
+    with open(good, "rb") as f:
+        data = f.read()
+    runs = _damaged_run(tmp_path, data[: len(data) // 2])
+    with pytest.raises(SystemExit) as exc:
+        main(["train", "--runs-dir", runs, "--run-name", "damaged", "--resume", "--no-progress"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert "cannot resume, the checkpoint is damaged" in err and "latest.pt" in err
+    assert "start a new run with another --run-name" in err
+
+
+def test_resume_when_reading_the_checkpoint_fails_is_one_line(tmp_path, capsys, monkeypatch):
+    pytest.importorskip("torch", reason="the trainer needs the train extra (torch)")
+    from euchre_env.training import train
+
+    def unreadable(path, rules=None):
+        raise OSError(22, "Invalid argument", path)
+
+    monkeypatch.setattr(train, "load_checkpoint", unreadable)
+    runs = _damaged_run(tmp_path, b"")
+    (tmp_path / "damaged" / "checkpoints" / "best.pt").write_bytes(b"")
+    with pytest.raises(SystemExit) as exc:
+        main(["train", "--runs-dir", runs, "--run-name", "damaged", "--resume", "--no-progress"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot be read (Invalid argument)" in err and "best.pt" in err
+
+
+# ------------------------------------------------------------------------------ without the eval extra
+def test_without_the_eval_extra_the_command_says_which_extra(tmp_path):
+    # None in sys.modules makes "import scipy" raise ModuleNotFoundError, as if it were not installed.
+    code = ("import sys; sys.modules['scipy'] = None; from euchre_env.cli.main import main; "
+            "sys.exit(main(sys.argv[1:]))")
+    done = subprocess.run([sys.executable, "-c", code, "eval", "random", "random"], capture_output=True, text=True,
+                          timeout=60, cwd=tmp_path)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr == ("euchre: error: the eval command needs the eval extra (no module named 'scipy'): "
+                           "pip install 'euchre-env[eval]'\n")
+    helped = subprocess.run([sys.executable, "-c", code, "--help"], capture_output=True, text=True, timeout=60)
+    assert helped.returncode == 0 and "  train" in helped.stdout  # help needs no extra
+
+
+def test_parse_options_types():
+    assert parse_options(["game_target=5", "joker=yes", "renege=penalize"]) == {
+        "game_target": 5, "joker": True, "renege": "penalize"}
+
+
+def test_a_match_split_into_deal_ranges_merges_to_the_whole(tmp_path, capsys):
+    """eval --first-deal plays the same pairs as one long run; merge gives the same statistics."""
+    whole, part_a, part_b = (str(tmp_path / name) for name in ("whole", "a", "b"))
+    assert main(["eval", "rules", "random", "--hands", "30", "--seed", "4", "--workers", "1", "--out", whole]) == 0
+    assert main(["eval", "rules", "random", "--hands", "12", "--seed", "4", "--out", part_a]) == 0
+    assert main(["eval", "rules", "random", "--hands", "18", "--first-deal", "12", "--seed", "4", "--out", part_b]) == 0
+    merged = str(tmp_path / "merged")
+    assert main(["merge", part_a, part_b, "--out", merged]) == 0
+
+    def load(folder):
+        with open(f"{folder}/eval.json") as f:
+            data = json.load(f)
+        return data["deal_records"], data["margin"], data["margin_low"], data["margin_high"]
+
+    assert load(merged) == load(whole)
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exit_info:
+        main(["merge", part_a, part_a])
+    assert exit_info.value.code == 2
+    assert "deal 0 was played in more than one run" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------ the rules of checkpoint agents
+CHECKPOINTS = os.path.join(os.path.dirname(__file__), "..", "docs", "checkpoints")
+BID, KNOCK = os.path.join(CHECKPOINTS, "bid_ppo.pt"), os.path.join(CHECKPOINTS, "knock_ppo.pt")
+
+
+@pytest.mark.parametrize("command", ["eval", "ladder"])
+def test_without_preset_a_checkpoint_brings_its_rules(command, capsys):
+    pytest.importorskip("torch", reason="a checkpoint agent needs the train extra (torch)")
+    extra = ["--bootstrap", "2"] if command == "ladder" else []
+    assert main([command, BID, "rules", "--hands", "2", "--workers", "1", "--no-progress", *extra]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"Duplicate evaluation, rules from {BID}: preset bid, seed 0: 2 deals"), out
+
+
+def test_checkpoints_of_different_rules_without_preset_are_one_line(capsys):
+    pytest.importorskip("torch", reason="a checkpoint agent needs the train extra (torch)")
+    with pytest.raises(SystemExit) as exc:
+        main(["ladder", BID, KNOCK, "rules", "--hands", "2", "--workers", "1"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err == (f"euchre: error: the checkpoints were trained for different rules: {BID} (preset bid), {KNOCK} "
+                   "(preset knock); one match plays one rule set: give agents trained for the same rules\n")
+
+
+def test_with_preset_a_checkpoint_for_other_rules_still_fails(capsys):
+    pytest.importorskip("torch", reason="a checkpoint agent needs the train extra (torch)")
+    with pytest.raises(SystemExit) as exc:
+        main(["eval", BID, "rules", "--preset", "knock", "--hands", "2", "--workers", "1"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"checkpoint {BID!r} was trained for other rules: family='bid' there" in err
+    assert main(["eval", "random", "rules", "--hands", "2", "--workers", "1", "--no-progress"]) == 0
+    assert "Duplicate evaluation, preset knock, seed 0" in capsys.readouterr().out  # no checkpoint: knock
