@@ -9,15 +9,24 @@ An agent sees what its seat may see and nothing else:
 
 ``reset(seed)`` is called before every deal the evaluation plays, so that results depend
 only on the seed and the deal, never on which worker played what before.
+
+An agent that can also decide for many games of a :class:`~euchre_env.envs.vector.VectorEuchre` at once
+says so with ``batch_twin(rules)``, which returns its compiled twin, a :class:`BatchPolicy` class made with
+the vector env, or None where it has none for those rules. The trainer's self-play and the evaluation find
+an agent's twin through :func:`batch_twin`, never by its type.
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 
 from euchre_env.views.infostate import InfoState
+
+if TYPE_CHECKING:
+    from euchre_env.envs.vector import VectorEuchre
+    from euchre_env.game.rules import Rules
 
 
 @runtime_checkable
@@ -27,6 +36,31 @@ class Agent(Protocol):
     def reset(self, seed: int | None = None) -> None: ...
 
     def act(self, observation: dict[str, np.ndarray], info: dict[str, Any]) -> int: ...
+
+
+class BatchPolicy(Protocol):
+    """An agent's decisions for the seat to act in many games of one ``VectorEuchre`` at once.
+
+    ``deterministic`` (a class attribute): the choice depends on the game alone (no random draw), so a seeded
+    evaluation may batch it and get the records the agent itself would give.
+    """
+
+    deterministic: ClassVar[bool]
+
+    def __init__(self, venv: VectorEuchre) -> None: ...
+
+    def actions(self, games: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        """One action id per game of ``games`` (indices into the vector env), in the env's action frame (what
+        ``venv.step`` takes); ``mask`` holds those games' masks as the env gives them, ``rng`` is the
+        caller's stream for a policy that draws."""
+        ...
+
+
+def batch_twin(agent: Any, rules: Rules) -> type[BatchPolicy] | None:
+    """``agent``'s compiled twin under ``rules`` (make it with the vector env), or None where the agent decides
+    one game at a time."""
+    twin = getattr(agent, "batch_twin", None)
+    return None if twin is None else twin(rules)
 
 
 def require_information_state(info: dict[str, Any], who: str) -> InfoState:

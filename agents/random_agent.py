@@ -25,3 +25,27 @@ class RandomAgent:
         if legal.size == 0:
             raise ValueError("RandomAgent.act: the action mask has no legal action (is it this seat's turn?)")
         return int(legal[self.rng.integers(legal.size)])
+
+    def batch_twin(self, rules: Any) -> type[UniformPolicy]:
+        """Uniform legal play for many games at once (:class:`~euchre_env.agents.base.BatchPolicy`), drawn
+        from the caller's stream: the same distribution as :meth:`act`, other draws."""
+        return UniformPolicy
+
+
+class UniformPolicy:
+    """A uniformly random legal action per game, from the masks alone."""
+
+    deterministic = False
+
+    def __init__(self, venv: Any) -> None:
+        pass
+
+    def actions(self, games: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        return uniform_legal(mask, rng)
+
+
+def uniform_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One action per row of ``mask [k, num_actions]``, uniform among that row's legal ones: the k-th legal
+    action, k drawn uniformly below the number of legal actions."""
+    pick = (rng.random(len(mask)) * mask.sum(1)).astype(np.int64)
+    return (mask.cumsum(1) > pick[:, None]).argmax(1)

@@ -7,10 +7,10 @@ the periodic evaluation switched off, in a temporary run folder, and reports:
   the collector applies without asking the network, are not counted), over all measured updates
   and for the median update (a shared machine's slow minutes move the first much more);
 * the share of time in the environment, in inference (the batched forward passes of the learner
-  and frozen snapshots) and in learning (the PPO epochs). On the vector engine the environment is
-  the engine itself (``VectorEuchre``: rules, observations, masks) and the scripted league opponents
-  (their agents and the reference games kept for them), and the collector's own loop (dispatch,
-  buffers, the critic's features) has its own row; on the reference engine the three are one.
+  and frozen snapshots) and in learning (the PPO epochs). The environment is the engine itself
+  (``VectorEuchre``: rules, observations, masks) and the scripted league opponents (their agents and
+  the reference games kept for them), and the collector's own loop (dispatch, buffers, the critic's
+  features) has its own row.
 
     .venv/bin/python benchmarks/bench_train.py --updates 20
 """
@@ -78,15 +78,12 @@ def main(argv: list[str] | None = None) -> None:
         print(f"| time in collection ({config.ray.rollout_workers} Ray rollout workers) | {collect / total:.0%} |")
         print(f"| time in learning (PPO epochs) | {learn / total:.0%} |")
         return
-    if engine:  # the vector collector times the engine and the scripted seats apart from its own loop
-        print(f"| time in the environment (engine and scripted opponents) | {(engine + scripted) / total:.0%} |")
-        print(f"| of which the engine (VectorEuchre: rules, observations, masks) | {engine / total:.0%} |")
-        print(f"| of which the scripted opponents and their reference games | {scripted / total:.0%} |")
-        print(f"| time in the collector's own loop (dispatch, buffers, critic features) | "
-              f"{(collect - infer - engine - scripted) / total:.0%} |")
-    else:
-        print(f"| time in the environment (rules, encoding, scripted opponents, the collector's loop) | "
-              f"{(collect - infer) / total:.0%} |")
+    # the collector times the engine and the scripted seats apart from its own loop
+    print(f"| time in the environment (engine and scripted opponents) | {(engine + scripted) / total:.0%} |")
+    print(f"| of which the engine (VectorEuchre: rules, observations, masks) | {engine / total:.0%} |")
+    print(f"| of which the scripted opponents and their reference games | {scripted / total:.0%} |")
+    print(f"| time in the collector's own loop (dispatch, buffers, critic features) | "
+          f"{(collect - infer - engine - scripted) / total:.0%} |")
     print(f"| time in inference (batched forward passes) | {infer / total:.0%} |")
     print(f"| time in learning (PPO epochs) | {learn / total:.0%} |")
 

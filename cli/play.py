@@ -24,7 +24,7 @@ def add_parsers(sub: Any) -> None:
         p.add_argument("--seat", type=int, choices=range(4), default=0, help="your seat, 0..3 (default 0)")
         p.add_argument("--partner", default="rules", metavar="SPEC", help="your partner's agent spec (default rules)")
         p.add_argument("--opponents", default="rules", metavar="SPEC",
-                       help="the opponents' agent spec (default rules), e.g. docs/checkpoints/knock.pt")
+                       help="the opponents' agent spec (default rules), e.g. checkpoints/knock.pt")
         p.add_argument("--seed", type=non_negative_int, default=None, help="seed of the deals (default: random)")
         p.add_argument("--hands", type=positive_int, default=None, help="play N hands instead of a whole game")
 

@@ -47,7 +47,7 @@ def run_train(args: argparse.Namespace) -> int:
         if args.resume and not os.path.isfile(os.path.join(run_dir, "checkpoints", "latest.pt")):
             raise ValueError(f"no run to resume at {run_dir!r} (no checkpoints/latest.pt)")
         if args.resume and args.config is None:  # the run's own config, with the overrides given now
-            config = load_config(os.path.join(run_dir, "config.yaml"), args.overrides, saved_run=True)
+            config = load_config(os.path.join(run_dir, "config.yaml"), args.overrides)
         trainer = Trainer(config, run_dir, resume=args.resume)
     except (ValueError, OSError) as exc:  # a bad config, or a damaged checkpoint (CheckpointError is a ValueError)
         fail(str(exc))

@@ -20,9 +20,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from euchre_env.agents.base import batch_twin
 from euchre_env.agents.neural.agent import NeuralAgent
-from euchre_env.agents.rule_based.agent import RuleBasedAgent
-from euchre_env.agents.rule_based.compiled import RuleBasedVector, supports
 from euchre_env.envs.vector import VectorEuchre
 from euchre_env.evaluation.streams import agent_seed, deal_seed
 from euchre_env.game.engine import GameState, team_margin
@@ -35,14 +34,16 @@ def batched_network(agent: Any) -> NeuralAgent | None:
     return agent if isinstance(agent, NeuralAgent) and agent.greedy else None
 
 
-def compiled_rules(agent: Any, rules: Any) -> bool:
-    """Whether ``agent`` is the rule-based agent and its compiled copy covers ``rules``."""
-    return type(agent) is RuleBasedAgent and supports(rules)
+def deterministic_twin(agent: Any, rules: Any) -> Any:
+    """``agent``'s compiled twin under ``rules`` when its choices depend on the game alone (the rule-based
+    agent's), else None: only such a twin gives the records the agent itself would give."""
+    twin = batch_twin(agent, rules)
+    return twin if twin is not None and twin.deterministic else None
 
 
 def batched(agent: Any, rules: Any) -> bool:
-    """Whether a side of ``agent`` decides all its games at once here (a greedy network, the rule-based agent)."""
-    return batched_network(agent) is not None or compiled_rules(agent, rules)
+    """Whether a side of ``agent`` decides all its games at once here (a greedy network, a deterministic twin)."""
+    return batched_network(agent) is not None or deterministic_twin(agent, rules) is not None
 
 
 def play_hand_deals(runner: Any, start: int, stop: int) -> list[Any]:
@@ -58,7 +59,9 @@ def play_hand_deals(runner: Any, start: int, stop: int) -> list[Any]:
     for net, used in zip(networks, on_network):
         if used:
             net.check_rules(rules)  # what its first act() would check
-    compiled = [not used and compiled_rules(runner.agents[side][0], rules) for side, used in enumerate(on_network)]
+    twins = [None if used else deterministic_twin(runner.agents[side][0], rules)
+             for side, used in enumerate(on_network)]
+    compiled = [twin is not None for twin in twins]
     indices = list(range(start, stop))
     deals = [hand_deal(rules, deal_seed(m.seed, i), i % NUM_SEATS) for i in indices]
     games = 2 * len(indices)  # game 2k + p: deal indices[k], play p (play p: A holds team p)
@@ -80,7 +83,7 @@ def play_hand_deals(runner: Any, start: int, stop: int) -> list[Any]:
                        if needs_state else None)
     venv = VectorEuchre(rules, games, observation=observation, episode="hand", copy=False, threads=1)
     obs, mask, seat = venv.reset(options={"deals": [d for d in deals for _ in (0, 1)]})
-    rule_based = RuleBasedVector(venv) if any(compiled) else None
+    policies = [twin(venv) if twin is not None else None for twin in twins]
     live = np.ones(games, bool)
     points = [None] * games
     while live.any():
@@ -93,7 +96,7 @@ def play_hand_deals(runner: Any, start: int, stop: int) -> list[Any]:
             if not rows.size:
                 continue
             if compiled[side]:
-                actions[rows] = venv.to_canonical_batch(rows, rule_based.actions(rows))
+                actions[rows] = policies[side].actions(rows, mask[rows], None)
                 continue
             net = networks[side].model
             with torch.no_grad():

@@ -31,7 +31,7 @@ import numpy as np
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 
-from euchre_env.envs.single_seat import SingleSeatEnv
+from euchre_env import SingleSeatEnv
 from euchre_env.evaluation.evaluate import MatchResult, evaluate
 
 # readme-end: sb3

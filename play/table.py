@@ -19,7 +19,6 @@ from typing import Any
 import numpy as np
 
 from euchre_env.agents.registry import build_for_rules
-from euchre_env.game.cards import SUITS
 from euchre_env.game.engine import GameState
 from euchre_env.game.errors import IllegalActionError
 from euchre_env.game.phases import Phase
@@ -28,7 +27,7 @@ from euchre_env.game.scoring import describe_hand
 from euchre_env.game.seats import NUM_SEATS, partner_of, team_of
 from euchre_env.views.decision import agent_name, ask_agent, illegal_choice
 from euchre_env.views.infostate import InfoState, information_state
-from euchre_env.views.render import SUIT_NAMES
+from euchre_env.views.render import contract_text
 
 
 @dataclass(frozen=True)
@@ -178,13 +177,8 @@ def table_text(s: InfoState, labels: dict[int, str]) -> str:
     if s.upcard is not None:
         call += f"   up-card: {deck.name(s.upcard)}" + (" (turned down)" if s.turned_down else "")
     if s.trump >= 0:
-        call += f"   trump: {SUIT_NAMES[SUITS[s.trump]]}, made by seat {s.maker} ({labels[s.maker]})"
-        if s.contract is not None:
-            call += f" for {s.contract}"
-        if s.maker_alone:
-            call += " alone"
-        if s.defender_alone >= 0:
-            call += f"; seat {s.defender_alone} defends alone"
+        call += contract_text(s.trump, s.maker, s.contract, s.maker_alone, s.defender_alone,
+                              lambda seat: f"seat {seat} ({labels[seat]})")
     lines.append(call)
     out = [f"seat {x} ({labels[x]})" for x in range(NUM_SEATS) if s.out[x]]
     if out:

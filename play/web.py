@@ -110,7 +110,7 @@ def create_app(rules: Rules, seat: int = 0, partner: str = "rules", opponents: s
 
     @app.get("/")
     def page() -> Response:
-        html = resources.files("euchre_env.agents").joinpath("web_page.html").read_text(encoding="utf-8")
+        html = resources.files("euchre_env.play").joinpath("web_page.html").read_text(encoding="utf-8")
         return Response(html, mimetype="text/html")
 
     @app.post("/api/games")

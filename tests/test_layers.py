@@ -57,8 +57,9 @@ def imports(path: Path) -> list[tuple[int, str]]:
             found += [(node.lineno, a.name) for a in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             found.append((node.lineno, node.module))
-            # ``from euchre_env import agents`` names a layer in the imported names
-            found += [(node.lineno, f"{node.module}.{a.name}") for a in node.names if node.module == "euchre_env"]
+            # ``from euchre_env import agents`` names a layer (or a module) in the imported names
+            if node.module.split(".")[0] == "euchre_env":
+                found += [(node.lineno, f"{node.module}.{a.name}") for a in node.names]
     return found
 
 

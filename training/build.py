@@ -48,4 +48,4 @@ def make_selfplay(config: TrainConfig, rules: Rules, model: ActorCritic, oracle:
     solver = SolverTargets(rules) if ppo.solver_coef > 0 else None
     return SelfPlay(rules, model, ppo.num_games, mix, scripted, ppo.reward_scale,
                     observation=config.model.observation, oracle=oracle, solver=solver,
-                    solver_fraction=ppo.solver_fraction, engine=config.run.engine)
+                    solver_fraction=ppo.solver_fraction)

@@ -29,9 +29,6 @@ class RunConfig:
     max_minutes: float = 0.0  # stop earlier when training has taken this long (0: no limit)
     torch_threads: int = 2
     checkpoint_every: int = 10  # updates between checkpoints (latest.pt)
-    # The engine self-play collects on: "vector" (euchre_env.envs.vector, every game stepped at once) or "reference"
-    # (one GameState per game; the runs before the vector engine, which resume with it).
-    engine: str = "vector"
     # Where self-play collects: "local" (this process) or "ray" (Ray actors, the section ray below).
     backend: str = "local"
 
@@ -58,17 +55,7 @@ class ModelConfig:
     critic: str = "oracle"
 
 
-# The values of model keys added after runs were saved: a run's config that lacks one was trained with this.
-PREDATING = {
-    "run": {"engine": "reference", "backend": "local"},
-    "ray": {"rollout_workers": 2, "address": ""},
-    "model": {"observation": "absolute", "critic": "seat"},
-    "ppo": {"critic_lr": 0.0, "solver_coef": 0.0, "solver_fraction": 0.25, "matmul_precision": "float32"},
-    "league": {"keep": "recent"},
-    "eval": {"select_last": 0, "select_hands": 5000, "select_seed": 777},
-}
 CRITICS = ("oracle", "seat")
-ENGINES = ("vector", "reference")  # training/selfplay.py: the collector's engine
 BACKENDS = ("local", "ray")  # where self-play collects (training/ray_collect.py)
 LEAGUE_KEEP = ("spread", "recent")
 AUTO_PRECISION = "auto"  # ppo.matmul_precision: resolved by the trainer on the machine the run starts on
@@ -191,7 +178,6 @@ class TrainConfig:
             raise ValueError(f"config model.hidden must be a non-empty list of positive ints, got {self.model.hidden}")
         _choice("model.observation", self.model.observation, OBSERVATIONS)
         _choice("model.critic", self.model.critic, CRITICS)
-        _choice("run.engine", self.run.engine, ENGINES)
         _choice("ppo.matmul_precision", p.matmul_precision, (*PRECISIONS, AUTO_PRECISION))
         _choice("run.backend", self.run.backend, BACKENDS)
         _positive("ray.rollout_workers", self.ray.rollout_workers)
@@ -239,18 +225,12 @@ def _choice(name: str, value: str, choices: tuple[str, ...]) -> None:
         raise ValueError(f"config {name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
 
 
-def with_predating_defaults(data: dict[str, Any]) -> dict[str, Any]:
-    """A saved run's config (a dict, as ``config.yaml`` or a checkpoint holds it) with the keys it predates
-    filled in as runs had them then: an old run resumes as what it was, not as a change to today's defaults."""
-    if not isinstance(data, dict):
-        return data  # from_dict says what is wrong with it
-    data = copy.deepcopy(data)
-    for section, keys in PREDATING.items():
-        saved = data.setdefault(section, {})
-        if isinstance(saved, dict):  # anything else is an error that from_dict names
-            for key, value in keys.items():
-                saved.setdefault(key, value)
-    return data
+def with_defaults(data: dict[str, Any]) -> dict[str, Any]:
+    """A saved run's config (a dict, as a checkpoint holds it) with every key it lacks at today's default, as
+    :func:`load_config` reads one; an unknown key is the same one-line error. Not validated: only compared."""
+    config = TrainConfig()
+    _merge(config, data, "")
+    return config.to_dict()
 
 
 def _merge(target: Any, data: Any, prefix: str) -> None:
@@ -287,10 +267,10 @@ def _checked(name: str, current: Any, value: Any) -> Any:
     return copy.deepcopy(value)
 
 
-def load_config(path: str | None = None, overrides: list[str] = (), saved_run: bool = False) -> TrainConfig:
+def load_config(path: str | None = None, overrides: list[str] = ()) -> TrainConfig:
     """The config of a YAML file (or the defaults) with ``section.key=value`` overrides applied.
 
-    ``saved_run``: the file is a run's own ``config.yaml`` (a resume), read with :func:`with_predating_defaults`.
+    A run's own ``config.yaml`` (a resume) is read the same way: a key it lacks gets today's default.
     """
     data: dict[str, Any] = {}
     if path is not None:
@@ -301,8 +281,6 @@ def load_config(path: str | None = None, overrides: list[str] = (), saved_run: b
             raise ValueError(f"cannot read config {path!r}: {e.strerror}") from None
         except yaml.YAMLError as e:
             raise ValueError(f"config {path!r} is not valid YAML: {e}") from None
-        if saved_run:
-            data = with_predating_defaults(data)
     for item in overrides:
         key, sep, text = item.partition("=")
         if not sep or not key:

@@ -1,14 +1,10 @@
 """Lockstep self-play: many games at once, one batched forward pass per step.
 
-Two engines (``engine``, the config's ``run.engine``): ``"vector"`` steps every game at once on
-:class:`~euchre_env.envs.vector.VectorEuchre` and hands the networks its observation and mask arrays, which
-are exactly those of ``euchre_env.env`` with the same ``observation`` option; the rule-based and random
-league agents decide for all their games from the batch's arrays, and games with another scripted seat
-keep a reference :class:`~euchre_env.game.engine.GameState` in step for that agent, which reads an
-``InfoState``. ``"reference"`` drives one ``GameState`` per game and encodes with the env's own
-observer (``observation``: ``"absolute"`` or ``"structured"``,
-:func:`~euchre_env.views.structured.make_observer`); runs saved before the vector engine existed resume on it,
-so that they continue exactly as they ran.
+Every game steps at once on :class:`~euchre_env.envs.vector.VectorEuchre`, which hands the networks its
+observation and mask arrays, exactly those of ``euchre_env.env`` with the same ``observation`` option; the
+rule-based and random league agents decide for all their games from the batch's arrays, and games with
+another scripted seat keep a reference :class:`~euchre_env.game.engine.GameState` in step for that agent,
+which reads an ``InfoState``.
 
 Action frames. With the structured observation a seat's action ids are in its canonical suit
 frame (:class:`~euchre_env.views.structured.Frame`): the networks (learner and frozen snapshots) get the
@@ -46,6 +42,9 @@ situation) until the update's decision budget is reached; then each slot finishe
 in progress and stops. Every random choice of an update comes from generators seeded with
 (seed, update), so an update's data depends only on the seed, the update number and the
 weights: that is what makes a resumed run identical to an uninterrupted one.
+
+Why one module: the collection fills the buffers with the rewards and league slots and reads top to bottom
+as one loop; apart its pieces would share most of their state through arguments.
 """
 
 from __future__ import annotations
@@ -59,22 +58,18 @@ from typing import Any
 import numpy as np
 import torch
 
+from euchre_env.agents.base import batch_twin
 from euchre_env.agents.neural.network import ActorCritic, PolicyNet, sample_actions
-from euchre_env.agents.random_agent import RandomAgent
-from euchre_env.agents.rule_based.agent import RuleBasedAgent
-from euchre_env.agents.rule_based.compiled import RuleBasedVector, supports
 from euchre_env.envs.vector import VectorEuchre
-from euchre_env.game.cards import SUITS
 from euchre_env.game.engine import GameState, hand_reward, team_margin
 from euchre_env.game.phases import Phase
 from euchre_env.game.rules import Rules
 from euchre_env.game.seats import NUM_SEATS, team_of
-from euchre_env.training.config import ENGINES
 from euchre_env.training.oracle import Oracle
 from euchre_env.training.solver_targets import SolverTargets
 from euchre_env.views.decision import ask_agent
 from euchre_env.views.observation import Observer
-from euchre_env.views.structured import Frame, StructuredObserver, make_observer
+from euchre_env.views.structured import make_observer
 
 LEARNER = "learner"
 SELF = "self"
@@ -102,7 +97,7 @@ class Rollout:
     # card at the play decisions drawn for solver targets (training/solver_targets.py), NaN elsewhere;
     # None when the run has no solver targets.
     solver_target: np.ndarray | None = None
-    # The vector collector's split of the rest (0 on the reference engine, whose steps are not apart):
+    # The collector's split of the rest:
     engine_seconds: float = 0.0  # in VectorEuchre: rules, observations, masks, deals
     scripted_seconds: float = 0.0  # in the scripted seats' agents and the reference games kept for them
 
@@ -112,7 +107,7 @@ class Rollout:
 
 @dataclass
 class _Slot:
-    state: GameState | None  # None on the vector engine when no scripted agent, teacher or solver reads it
+    state: GameState | None  # None when no scripted agent, teacher or solver reads it
     seats: list[str]  # controller of each seat: LEARNER, "past:<k>" or an agent spec
     opponent: str  # what the learner plays in this game ("self", "past", "rules", ...)
     learner_team: int  # -1 in self-play
@@ -125,16 +120,12 @@ class SelfPlay:
     def __init__(self, rules: Rules, model: ActorCritic, num_games: int, mix: dict[str, float],
                  scripted: dict[str, Any], reward_scale: float, *, observation: str = "absolute",
                  oracle: Oracle | None = None, solver: SolverTargets | None = None,
-                 solver_fraction: float = 0.0, engine: str = "vector") -> None:
-        if engine not in ENGINES:
-            raise ValueError(f"'engine' must be one of {list(ENGINES)}, got {engine!r}")
+                 solver_fraction: float = 0.0) -> None:
         self.rules = rules
-        self.engine = engine
         self.observation = observation
         self.model = model
         self.observer = Observer(rules)  # what scripted agents and teachers get, as from the absolute env
         self.encoder = make_observer(rules, observation)  # what the networks get
-        self._identity = Frame(rules, tuple(range(len(SUITS))))  # the absolute observation's action frame
         self.oracle = oracle
         self.solver = solver  # labels a solver_fraction of the learner's play decisions (not a teacher's)
         self.solver_fraction = solver_fraction
@@ -144,15 +135,10 @@ class SelfPlay:
         weights = np.array([mix[k] for k in self.names], float)
         self.probs = weights / weights.sum()
         self.scripted = scripted  # agent spec -> agent (stateless between decisions, shared by the slots)
-        # The specs whose agent is the rule-based one: on the vector engine its compiled copy decides for all
-        # their games at once, from the engine's arrays (no reference game kept in step for them).
-        self.compiled = {spec for spec, agent in scripted.items()
-                         if type(agent) is RuleBasedAgent and supports(rules)} if engine == "vector" else set()
-        # The specs whose agent is the uniformly random one: on the vector engine their games draw a legal action
-        # from the batch's masks, on the collector's own generator (the same distribution as RandomAgent's, other
-        # draws), again with no reference game kept in step.
-        self.uniform = {spec for spec, agent in scripted.items()
-                        if type(agent) is RandomAgent} if engine == "vector" else set()
+        # A scripted agent with a compiled twin (agents.base.batch_twin: the rule-based and the random one)
+        # decides for all its games at once from the batch's arrays, with no reference game kept in step for
+        # it; the twins are made with the collection's VectorEuchre (self._batched: their specs).
+        self._batched: set[str] = set()
         self.reward_scale = reward_scale
         self.snapshots: list[tuple[str, PolicyNet]] = []  # (name, frozen actor), oldest first
         self.num_actions = model.num_actions
@@ -160,18 +146,6 @@ class SelfPlay:
         self.per_hand = NUM_SEATS * (rules.tricks_per_hand + 8)
 
     # ------------------------------------------------------------------ opponents
-    def _new_slot(self, rng: np.random.Generator) -> _Slot:
-        state = GameState(self.rules, rng)
-        opponent = self.names[rng.choice(len(self.names), p=self.probs)]
-        if opponent == PAST and not self.snapshots:
-            opponent = SELF  # no snapshot yet: the past is the present
-        if opponent == SELF:
-            return _Slot(state, [LEARNER] * NUM_SEATS, SELF, -1)
-        team = int(rng.integers(2))
-        other = self.snapshots[rng.integers(len(self.snapshots))][0] if opponent == PAST else opponent
-        seats = [LEARNER if team_of(s) == team else other for s in range(NUM_SEATS)]
-        return _Slot(state, seats, opponent, team)
-
     def _new_vector_slot(self, rng: np.random.Generator, venv: VectorEuchre, g: int, mirrored: bool) -> _Slot:
         """A slot for game ``g`` of ``venv`` (just dealt); ``mirrored`` keeps a reference game in step with it."""
         opponent = self.names[rng.choice(len(self.names), p=self.probs)]
@@ -184,7 +158,7 @@ class SelfPlay:
             other = self.snapshots[rng.integers(len(self.snapshots))][0] if opponent == PAST else opponent
             seats = [LEARNER if team_of(s) == team else other for s in range(NUM_SEATS)]
             # a scripted agent reads the game's InfoState (the compiled rule-based one reads the engine's arrays)
-            mirrored = mirrored or opponent not in (SELF, PAST, *self.compiled, *self.uniform)
+            mirrored = mirrored or opponent not in (SELF, PAST, *self._batched)
         state = GameState(self.rules, deal=venv.current_deal(g)) if mirrored else None
         return _Slot(state, seats, opponent, team)
 
@@ -199,16 +173,15 @@ class SelfPlay:
         is called with the number of decisions recorded so far after each lockstep step (a
         progress bar).
         """
-        collect = self._collect_vector if self.engine == "vector" else self._collect_reference
-        return collect(budget, seed, update, teacher, stream, on_step)
+        return self._collect_vector(budget, seed, update, teacher, stream, on_step)
 
     def _collect_vector(self, budget: int, seed: int, update: int, teacher: Any, stream: int,
                         on_step: Callable[[int], None] | None) -> Rollout:
         """:meth:`collect` on :class:`~euchre_env.envs.vector.VectorEuchre`: every game steps at once.
 
-        The networks read the batch's observations and masks directly; the rule-based league agent decides
-        for all its games at once on its compiled copy (:class:`~euchre_env.agents.rule_based.compiled.RuleBasedVector`,
-        the same choices), the random one draws from the batch's masks (the same distribution, from the
+        The networks read the batch's observations and masks directly; a league agent with a compiled twin
+        (:func:`~euchre_env.agents.base.batch_twin`) decides for all its games at once: the rule-based one
+        makes the same choices, the random one draws from the batch's masks (the same distribution, from the
         collector's generator). Games with another scripted seat (and every game when a teacher or the solver
         reads the true game) keep a reference ``GameState`` in step (``_Slot.state``), dealt the same cards:
         those agents read its ``InfoState``. Once the budget is reached each game finishes its hand and goes
@@ -232,18 +205,19 @@ class SelfPlay:
         venv = VectorEuchre(self.rules, self.num_games, observation=self.observation, episode="game",
                             max_hands=None, copy=False, threads=1)
         obs, mask, seat = venv.reset(seed=int(rng.integers(2**62)))
-        compiled = RuleBasedVector(venv) if self.compiled else None
+        twins = {spec: twin(venv) for spec, agent in self.scripted.items() if (twin := batch_twin(agent, self.rules))}
+        self._batched = set(twins)
         engine += clock() - t
         # Who decides at each seat of each game, as codes (the per-game Python loop over the slots was a tenth
-        # of an update): 0 the learner, then the compiled rule-based specs, the uniformly random ones, one code
-        # per frozen snapshot and one per other scripted spec (asked one game at a time).
-        asked = [spec for spec in self.scripted if spec not in self.compiled | self.uniform]
-        order = [LEARNER, *sorted(self.compiled), *sorted(self.uniform), *snapshots, *asked]
+        # of an update): 0 the learner, then the batched specs (those that draw first: their stream is their
+        # own), one code per frozen snapshot and one per other scripted spec (asked one game at a time).
+        batched = sorted(twins, key=lambda spec: (twins[spec].deterministic, spec))
+        asked = [spec for spec in self.scripted if spec not in twins]
+        order = [LEARNER, *batched, *snapshots, *asked]
         codes = {name: k for k, name in enumerate(order)}
-        first_uniform = 1 + len(self.compiled)
-        first_frozen = first_uniform + len(self.uniform)
+        first_frozen = 1 + len(batched)
         first_asked = first_frozen + len(snapshots)
-        uniform_rng = np.random.default_rng([seed, update, stream, 4])  # its own stream: the rest is unchanged
+        twin_rng = np.random.default_rng([seed, update, stream, 4])  # its own stream: the rest is unchanged
         controller = np.zeros((self.num_games, NUM_SEATS), np.int64)
         last = np.full((self.num_games, NUM_SEATS), -1, np.int64)  # each seat's last recorded decision this hand
         mirror = np.zeros(self.num_games, bool)  # the game keeps a reference GameState in step
@@ -266,22 +240,18 @@ class SelfPlay:
             forced += int(np.count_nonzero(single & (who == 0)))
             deciding, who = playing[~single], who[~single]
             learner = deciding[who == 0]
-            rule_based = deciding[(who > 0) & (who < first_uniform)]
-            uniform = deciding[(who >= first_uniform) & (who < first_frozen)]
             frozen = {order[k]: deciding[who == k] for k in np.unique(who[(who >= first_frozen) & (who < first_asked)])}
             for g, k in zip(deciding[who >= first_asked].tolist(), who[who >= first_asked].tolist()):
                 t = clock()
                 choice = ask_agent(self.scripted[order[k]], slots[g].state, self.observer, order[k])
                 scripted += clock() - t
                 actions[g] = venv.to_canonical(g, choice)
-            if uniform.size:
-                t = clock()
-                actions[uniform] = uniform_legal(mask[uniform], uniform_rng)
-                scripted += clock() - t
-            if rule_based.size:
-                t = clock()
-                actions[rule_based] = venv.to_canonical_batch(rule_based, compiled.actions(rule_based))
-                scripted += clock() - t
+            for k, spec in enumerate(batched, 1):
+                games = deciding[who == k]
+                if games.size:
+                    t = clock()
+                    actions[games] = twins[spec].actions(games, mask[games], twin_rng)
+                    scripted += clock() - t
             if learner.size:
                 games, rows = learner, slice(n, n + len(learner))
                 buf.obs[rows], buf.mask[rows] = obs[games], mask[games]
@@ -343,123 +313,6 @@ class SelfPlay:
             inference += time.perf_counter() - t
         return buf.rollout(n, hands, forced, inference, dict(margins), engine, scripted)
 
-    def _collect_reference(self, budget: int, seed: int, update: int, teacher: Any, stream: int,
-                           on_step: Callable[[int], None] | None) -> Rollout:
-        """:meth:`collect` on one :class:`GameState` per slot (the collector of runs that predate the
-        vector engine, kept so that they resume exactly as they ran)."""
-        rng = np.random.default_rng([seed, update, stream])
-        generator = torch.Generator().manual_seed(int(rng.integers(2**62)))
-        for k, agent in enumerate(self.scripted.values()):
-            agent.reset(int(rng.integers(2**62)) + k)
-        cap = budget + self.num_games * self.per_hand
-        obs = np.zeros((cap, self.encoder.size), np.float32)
-        extra = np.zeros((cap, self.extra_size), np.float32)
-        mask = np.zeros((cap, self.num_actions), bool)
-        action = np.zeros(cap, np.int64)
-        log_prob = np.zeros(cap, np.float32)
-        value = np.zeros(cap, np.float32)
-        reward = np.zeros(cap, np.float32)
-        next_index = np.full(cap, -1, np.int64)
-        labelled = self.solver is not None and teacher is None
-        target = np.full((cap, self.num_actions) if labelled else (0, 0), np.nan, np.float32)
-        label_rng = np.random.default_rng([seed, update, stream, 3])  # its own stream: the rest is unchanged
-        margins: dict[str, list[float]] = defaultdict(list)
-        hands = forced = n = 0
-        inference = 0.0
-        snapshots = dict(self.snapshots)
-        scratch = np.zeros((self.num_games, self.encoder.size), np.float32)
-        scratch_mask = np.zeros((self.num_games, self.num_actions), bool)
-
-        slots = [self._new_slot(rng) for _ in range(self.num_games)]
-        active = list(range(self.num_games))
-        while active:
-            learner: list[int] = []  # slots whose next decision is the learner's
-            frozen: dict[str, list[int]] = defaultdict(list)
-            still = []
-            for g in active:
-                slot = slots[g]
-                while True:
-                    state = slot.state
-                    if state.hand_over:
-                        hands += 1
-                        self._end_hand(slot, reward, margins)
-                        if n >= budget:
-                            break  # this slot is done for the update
-                        if state.is_over:
-                            slot = slots[g] = self._new_slot(rng)
-                        else:
-                            state.next_hand()
-                        continue
-                    legal = state.legal_actions()
-                    controller = slot.seats[state.current]
-                    if len(legal) == 1:
-                        forced += controller == LEARNER
-                        state.apply(legal[0])
-                        continue
-                    if controller == LEARNER:
-                        learner.append(g)
-                    elif controller in snapshots:
-                        frozen[controller].append(g)
-                    else:
-                        state.apply(ask_agent(self.scripted[controller], state, self.observer, controller))
-                        continue
-                    still.append(g)
-                    break
-            active = still
-            if learner:
-                rows = slice(n, n + len(learner))
-                idx = range(n, n + len(learner))
-                frames = self._encode([slots[g].state for g in learner], obs[rows], mask[rows])
-                if self.oracle is not None:
-                    for i, g, frame in zip(idx, learner, frames):
-                        state = slots[g].state
-                        self.oracle.encode(state, state.current, frame, slots[g].opponent, extra[i])
-                if teacher is not None:
-                    action[rows] = [frame.to_canonical_action(ask_agent(teacher, slots[g].state, self.observer,
-                                                                        "teacher"))
-                                    for g, frame in zip(learner, frames)]
-                else:
-                    t = time.perf_counter()
-                    with torch.no_grad():
-                        logits = self.model.masked_logits(torch.from_numpy(obs[rows]), torch.from_numpy(mask[rows]))
-                        acts, logps = sample_actions(logits, generator)
-                    inference += time.perf_counter() - t
-                    action[rows], log_prob[rows] = acts.numpy(), logps.numpy()
-                if labelled:
-                    for i, g, frame in zip(idx, learner, frames):
-                        state = slots[g].state
-                        if state.phase == Phase.PLAY and label_rng.random() < self.solver_fraction:
-                            for a, points in self.solver.values(state).items():
-                                target[i, frame.action_to_canonical[a]] = self.reward_scale * points
-                for i, g, frame in zip(idx, learner, frames):
-                    slot = slots[g]
-                    seat = slot.state.current
-                    if slot.last[seat] >= 0:
-                        next_index[slot.last[seat]] = i
-                    slot.last[seat] = i
-                    slot.state.apply(frame.to_absolute_action(int(action[i])))
-                n += len(learner)
-                if on_step is not None:
-                    on_step(n)
-            for name, group in frozen.items():
-                rows = scratch[: len(group)]
-                rows_mask = scratch_mask[: len(group)]
-                rows_mask.fill(False)
-                frames = self._encode([slots[g].state for g in group], rows, rows_mask)
-                t = time.perf_counter()
-                with torch.no_grad():
-                    acts, _ = sample_actions(snapshots[name].masked_logits(torch.from_numpy(rows),
-                                                                           torch.from_numpy(rows_mask)), generator)
-                inference += time.perf_counter() - t
-                for g, frame, a in zip(group, frames, acts.tolist()):
-                    slots[g].state.apply(frame.to_absolute_action(a))
-        if teacher is None:
-            t = time.perf_counter()
-            value[:n] = self._values(obs[:n], extra[:n])
-            inference += time.perf_counter() - t
-        return Rollout(obs[:n], mask[:n], action[:n], log_prob[:n], value[:n], reward[:n], next_index[:n],
-                       extra[:n], hands, forced, inference, dict(margins), target[:n] if labelled else None)
-
     def _values(self, obs: np.ndarray, extra: np.ndarray) -> np.ndarray:
         """The critic's values of a rollout's decisions, in passes of :data:`VALUE_BATCH` rows. The critic
         chooses nothing, so it runs once the collection is over instead of beside the actor at every step:
@@ -472,23 +325,6 @@ class SelfPlay:
                 values[rows] = self.model.value(torch.from_numpy(obs[rows]), torch.from_numpy(extra[rows])).numpy()
         return values
 
-    def _encode(self, states: list[GameState], obs: np.ndarray, mask: np.ndarray) -> list[Frame]:
-        """Write each state's observation of the seat to act into ``obs`` and its legal actions into the
-        (cleared) ``mask``, both in the frame of that observation; returns the frames (to map actions back)."""
-        frames = []
-        for r, state in enumerate(states):
-            if isinstance(self.encoder, StructuredObserver):
-                frame = self.encoder.encode_with_frame(state, state.current, obs[r])[1]
-            else:
-                self.encoder.encode(state, state.current, obs[r])
-                frame = self._identity
-            mask[r, frame.action_to_canonical[state.legal_actions()]] = True
-            frames.append(frame)
-        return frames
-
-    def _end_hand(self, slot: _Slot, reward: np.ndarray, margins: dict[str, list[float]]) -> None:
-        self._reward_hand(slot, slot.state.hand_result["points"], reward, margins)
-
     def _reward_hand(self, slot: _Slot, points: list[int], reward: np.ndarray, margins: dict[str, list[float]]
                      ) -> None:
         """Each seat's hand result onto its last decision of the hand; the learner's margin by opponent."""
@@ -499,13 +335,6 @@ class SelfPlay:
                 slot.last[seat] = -1
         if slot.learner_team >= 0:
             margins[slot.opponent].append(team_margin(points, slot.learner_team))
-
-
-def uniform_legal(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One action per row of ``mask [k, num_actions]``, uniform among that row's legal ones: the k-th legal
-    action, k drawn uniformly below the number of legal actions."""
-    pick = (rng.random(len(mask)) * mask.sum(1)).astype(np.int64)
-    return (mask.cumsum(1) > pick[:, None]).argmax(1)
 
 
 class _Buffers:

@@ -19,7 +19,7 @@ its weights, the observation kind, the rules), which is all a player loads; ``la
 ``best.pt`` add the trainer's own keys (``critic`` weights, ``optimizer``, ``config``, ``counters``,
 ``league``). The critic, which may have seen hidden cards (``model.critic: oracle``), never plays.
 
-The file is one concept, the :class:`Trainer`, readable top to bottom as CleanRL's trainers are:
+Why one module: the file is one concept, the :class:`Trainer`, readable top to bottom as CleanRL's trainers are:
 its start, resume, checkpoints, league, evaluations and loop share the run's state. What is not the
 loop lives beside it: the config (:mod:`~euchre_env.training.config`), collection
 (:mod:`~euchre_env.training.selfplay`), the update (:mod:`~euchre_env.training.ppo`), cloning
@@ -66,7 +66,7 @@ from euchre_env.training.config import (
     RESUMABLE_CHANGES,
     TrainConfig,
     config_changes,
-    with_predating_defaults,
+    with_defaults,
 )
 from euchre_env.training.imitation import clone
 from euchre_env.training.interrupt import InterruptGuard, TrainingInterrupted
@@ -155,20 +155,21 @@ class Trainer:
         path = os.path.join(self.ckpt_dir, "latest.pt")
         data = self._read_latest(path)
         check_rules(path, data["rules"], self.rules)
-        changed = config_changes(with_predating_defaults(data["config"]), self.config.to_dict())
+        try:
+            saved = with_defaults(data["config"])
+        except ValueError as e:
+            raise ValueError(f"--resume cannot read the config saved in {path!r}: {e}") from None
+        changed = config_changes(saved, self.config.to_dict())
         if changed:
             raise ValueError(
                 f"--resume keeps the run's config; these values differ from {path!r}: {', '.join(changed)} "
                 f"(only {', '.join(RESUMABLE_CHANGES)} may change)"
             )
         try:
-            if data["version"] == 1:  # written before the actor was saved on its own: the ActorCritic's weights
-                self.model.load_state_dict(data["model"])
-            else:
-                self.model.actor.load_state_dict(data["actor"])
-                self.model.critic.load_state_dict(data["critic"])
-                if self.model.solver_head is not None:
-                    self.model.solver_head.load_state_dict(data["solver_head"])
+            self.model.actor.load_state_dict(data["actor"])
+            self.model.critic.load_state_dict(data["critic"])
+            if self.model.solver_head is not None:
+                self.model.solver_head.load_state_dict(data["solver_head"])
             self.optimizer.load_state_dict(data["optimizer"])
             counters = data["counters"]
             self.update, self.decisions, self.hands = counters["update"], counters["decisions"], counters["hands"]

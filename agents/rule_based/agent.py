@@ -130,6 +130,14 @@ class RuleBasedAgent:
     def reset(self, seed: int | None = None) -> None:
         """Nothing to reset: the agent is deterministic and keeps no state between decisions."""
 
+    def batch_twin(self, rules: Rules) -> Any:
+        """The compiled twin (:class:`~euchre_env.agents.rule_based.compiled.CompiledRuleBased`) where it covers
+        ``rules``, else None. A subclass plays otherwise than this class, so it gets no twin unless it defines
+        its own."""
+        from euchre_env.agents.rule_based.compiled import CompiledRuleBased, supports  # Numba: on first use
+
+        return CompiledRuleBased if type(self) is RuleBasedAgent and supports(rules) else None
+
     def act(self, observation: Any, info: dict[str, Any]) -> int:
         return self.explain(observation, info)[0]
 

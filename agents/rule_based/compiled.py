@@ -37,11 +37,15 @@ partner alone, stick the dealer, renege penalized, rubbers, ace no face, double 
 which no decision reads). A rules field this file does not know (an option added later) makes
 :func:`supports` False, and callers fall back to the Python agent.
 
-Measured (``python -m tests.test_rule_based_vector --decisions 100000``): 100,000 decisions with a choice in
+Measured (``python -m tests.agents.test_rule_based_vector --decisions 100000``): 100,000 decisions with a choice in
 each of the test's 15 rule sets, 1.5 million in all, identical to the Python agent. On a shared 2-core machine,
 128 games of knock: about 1 us per decision with a choice (half of it the engine's legal masks) against
 60-100 us for ``ask_agent`` on a mirrored ``GameState``. The first call on a machine compiles for about 16 s
 and caches the result, as :mod:`euchre_env.compiled.kernels` does.
+
+Why one module: as for :mod:`euchre_env.compiled.kernels`, Numba's disk cache is checked per source file, and
+the decision kernels call one another; split across files, a changed helper would leave its callers' cached
+machine code stale.
 """
 
 from __future__ import annotations
@@ -103,7 +107,7 @@ I_TRICKS, I_NIDS, I_COPIES, I_DEFEND_TRUMPS = range(4)
  W_GUARDED, W_BARE, W_VOID) = range(12)
 
 # The engine's layout as the kernels below read it (fields of st, phases), compiled into them: checked against
-# the live values at every call, since a renumbering in vector_kernels.py would not refresh this file's cache.
+# the live values at every call, since a renumbering in compiled/kernels.py would not refresh this file's cache.
 _LAYOUT = (K.PH, K.CUR, K.DEALER, K.UP, K.UPSUIT, K.UPTAKEN, K.TRUMP, K.MAKER, K.OUT, K.DISC, K.NTR, K.NCUR,
            K.CONTRACT, K.BIDDER, K.GIVEN, K.JOKER_SUIT, K.CALL1, K.DISCARD, K.CALL2, K.DEFEND, K.AUCTION,
            K.NAME_TRUMP, K.GIVE, K.GIVE_BACK, K.PLAY)
@@ -196,7 +200,7 @@ class RuleBasedVector:
     def _raise(self, games: np.ndarray, out: np.ndarray) -> None:
         if out[0] == STALE:
             raise RuntimeError("RuleBasedVector: the compiled kernels are stale (the engine's state layout changed): "
-                               "delete agents/__pycache__/rule_based_vector.*.nbi and .nbc")
+                               "delete agents/rule_based/__pycache__/compiled.*.nbi and .nbc")
         i = int(np.flatnonzero(out < 0)[0])
         g = int(games[i])
         st = self.venv.state_arrays()[0]
@@ -205,6 +209,20 @@ class RuleBasedVector:
             raise ValueError(f"{where}: no legal action (is the hand over?)")
         raise RuntimeError(f"{where}: " + ("a rule chose an illegal action (a bug)" if out[i] == NOT_LEGAL
                                            else "no rule for this phase"))
+
+
+class CompiledRuleBased:
+    """:class:`RuleBasedVector` as the rule-based agent's batch policy (:class:`~euchre_env.agents.base.BatchPolicy`):
+    its choices in the vector env's action frame."""
+
+    deterministic = True
+
+    def __init__(self, venv: VectorEuchre) -> None:
+        self.venv = venv
+        self.twin = RuleBasedVector(venv)
+
+    def actions(self, games: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        return self.venv.to_canonical_batch(games, self.twin.actions(games))
 
 
 def _bid_id(table, level) -> int:

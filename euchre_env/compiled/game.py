@@ -52,7 +52,7 @@ class CompiledGame:
         self._T = K.pack_tables(tables)
         at_mask, at_history, obs_size, f32_size = K.packed_sizes(tables)
         num_actions = len(tables.akind)
-        # The five buffers of the kernels (see vector_kernels), and the views of them read here.
+        # The five buffers of the kernels (see compiled/kernels.py), and the views of them read here.
         self._st = np.zeros((1, K.NF), np.int32)
         self._s8 = np.zeros(at_mask + num_actions, np.int8)
         self._s16 = np.zeros(at_history + MAX_DECISIONS + 1, np.int16)

@@ -1,12 +1,14 @@
-"""The compiled core of :mod:`euchre_env.envs.vector`: the rules of :mod:`euchre_env.game.engine` on arrays of games.
+"""The compiled core: the rules of :mod:`euchre_env.game.engine` on arrays of games, for
+:mod:`euchre_env.envs.vector` (many games) and :mod:`euchre_env.compiled.game` (the AEC env's one game).
 
 This is a second implementation of the reference engine, written for speed and proven equal to it by
-``tests/envs/test_vector.py`` (masks, observations, rewards and hand results at every step of random games in
-every preset). It defines no rule of its own: every function ports one method of
+``tests/differential/vector_differential.py`` (run by ``tests/envs/test_vector.py`` and
+``tests/envs/test_env_compiled.py``: masks, observations, rewards and hand results at every step of random
+games of ten rule sets). It defines no rule of its own: every function ports one method of
 :class:`~euchre_env.game.engine.GameState` (the name says which), and every table it reads (effective suits,
 trick powers, the action table, the observation layout, the canonical frames) is built in Python from the
-reference modules by :mod:`euchre_env.envs.vector` and passed in. A rule change goes into the engine first; the
-differential test then shows this file what to follow.
+game's and the views' modules by :mod:`euchre_env.compiled.tables` and passed in. A rule change goes into
+the engine first; the differential test then shows this file what to follow.
 
 State of game ``g`` (all ``int32`` unless said):
 
@@ -16,6 +18,10 @@ State of game ``g`` (all ``int32`` unless said):
   then the one in progress at ``k = st[g, NTR]`` with ``st[g, NCUR]`` cards);
 - ``calls[g, r, seat]`` (int16): the action id ``seat`` took in calling round ``r`` (-1: not spoken);
   every seat speaks at most once a round, which is what the observation records.
+
+Why one module: Numba keeps its disk cache per source file and checks only that file's date, so a kernel
+that called one in another file would keep stale machine code after that file changed; the kernels inline
+one another (``inline="always"``) across the whole port. The sections below are the engine's phases.
 
 Numba compiles the functions on first use and caches the machine code on disk (``cache=True``), so only
 the very first run on a machine pays the compile time. Numba is a core dependency; with ``NUMBA_DISABLE_JIT=1``

@@ -321,7 +321,7 @@ class VectorEuchre:
     def _end_hands(self, games: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray,
                    info: dict) -> None:
         """The hands of ``games`` ended: rewards, episode ends, final observations, then every one deals on (the
-        next hand, or a new game), in one compiled pass (``vector_kernels.end_hands``)."""
+        next hand, or a new game), in one compiled pass (``compiled.kernels.end_hands``)."""
         info["hand_result"] = _HandResults(self, games)  # snapshots the results before the next deal
         k = games.size
         u = self._rng.random((k, len(self._pack) + 1))  # each game's shuffle, and a new game's dealer

@@ -2,12 +2,28 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from euchre_env.game.cards import SUITS
 from euchre_env.game.engine import GameState
 from euchre_env.game.phases import Phase
 from euchre_env.game.seats import NUM_SEATS, team_of
 
 SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
+
+
+def contract_text(trump: int, maker: int, contract: int | None, maker_alone: bool, defender_alone: int,
+                  name: Callable[[int], str] = lambda seat: f"seat {seat}") -> str:
+    """The public facts of a hand's contract, as the text table and the human table show them:
+    ``"   trump: hearts   maker: seat 2 (bid 3) alone   seat 1 defends alone"`` (``name`` names a seat)."""
+    text = f"   trump: {SUIT_NAMES[SUITS[trump]]}   maker: {name(maker)}"
+    if contract is not None:
+        text += f" (bid {contract})"
+    if maker_alone:
+        text += " alone"
+    if defender_alone >= 0:
+        text += f"   {name(defender_alone)} defends alone"
+    return text
 
 
 def render_text(state: GameState, seat: int | None = None) -> str:
@@ -28,13 +44,7 @@ def render_text(state: GameState, seat: int | None = None) -> str:
         if state.turned_down:
             call += " (turned down)"
     if state.trump >= 0:
-        call += f"   trump: {SUIT_NAMES[SUITS[state.trump]]}   maker: seat {state.maker}"
-        if state.contract is not None:
-            call += f" (bid {state.contract})"
-        if state.maker_alone:
-            call += " alone"
-        if state.defender_alone >= 0:
-            call += f"   seat {state.defender_alone} defends alone"
+        call += contract_text(state.trump, state.maker, state.contract, state.maker_alone, state.defender_alone)
     lines.append(call)
     reveal = seat is None or state.hand_over
     for s in range(NUM_SEATS):

@@ -12,9 +12,9 @@ import pytest
 
 import euchre_env
 from euchre_env import GameState, Rules
-from euchre_env.agents import rule_based
 from euchre_env.agents.random_agent import RandomAgent
 from euchre_env.agents.registry import make_agent
+from euchre_env.agents.rule_based import agent as rule_based
 from euchre_env.agents.rule_based.agent import RuleBasedAgent
 from euchre_env.views.infostate import information_state
 

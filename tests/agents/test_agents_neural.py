@@ -10,7 +10,8 @@ import os
 
 import numpy as np
 import pytest
-from test_structured import _relabel_deal
+
+from tests.views.test_structured import _relabel_deal
 
 torch = pytest.importorskip("torch")
 
@@ -29,7 +30,7 @@ from euchre_env.views.observation import Observer  # noqa: E402
 from euchre_env.views.structured import StructuredObserver, colour_relabellings  # noqa: E402
 
 KNOCK = Rules.preset("knock")
-PUBLISHED = os.path.join(os.path.dirname(__file__), "..", "docs", "checkpoints", "knock_ppo.pt")
+V1 = os.path.join(os.path.dirname(__file__), "..", "fixtures", "knock_absolute_v1.pt")  # a version-1 file
 
 
 @pytest.fixture(scope="module")
@@ -87,8 +88,8 @@ def test_a_path_loads_the_checkpoint_with_its_rules(path, model):
     assert play(agent) == play(NeuralAgent(model, KNOCK))  # same weights, same greedy play
 
 
-def test_the_published_checkpoint_loads_and_plays():
-    agent = NeuralAgent(PUBLISHED)
+def test_a_version_1_checkpoint_loads_and_plays():
+    agent = NeuralAgent(V1)
     assert len(play(agent, seed=3)) == 30
 
 
@@ -106,7 +107,7 @@ def test_an_in_memory_network_needs_its_rules(model):
 
 def test_an_actor_critic_plays_its_actor_and_the_agent_holds_no_critic(structured):
     pair = ActorCritic(Observer(KNOCK).size, len(action_table(KNOCK)), [8])
-    for agent in (NeuralAgent(pair, KNOCK), NeuralAgent(structured), NeuralAgent(PUBLISHED)):
+    for agent in (NeuralAgent(pair, KNOCK), NeuralAgent(structured), NeuralAgent(V1)):
         assert isinstance(agent.model, PolicyNet)
         held = [v for v in vars(agent).values() if isinstance(v, torch.nn.Module)]
         assert held == [agent.model]

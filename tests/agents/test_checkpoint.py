@@ -22,7 +22,7 @@ from euchre_env.views.observation import Observer  # noqa: E402
 from euchre_env.views.structured import StructuredObserver  # noqa: E402
 
 KNOCK = Rules.preset("knock")
-DOCS = os.path.join(os.path.dirname(__file__), "..", "docs", "checkpoints")
+PUBLISHED = os.path.join(os.path.dirname(__file__), "..", "..", "checkpoints")
 
 
 @pytest.fixture(scope="module")
@@ -65,7 +65,7 @@ def test_a_written_checkpoint_loads_back_and_builds(good):
 @pytest.mark.parametrize("name", ["knock_ppo.pt", "bid_ppo.pt"])
 def test_the_published_checkpoints_still_load(name):
     """Version 1: the absolute observation; the actor alone, with the old ActorCritic actor's logits."""
-    path = os.path.join(DOCS, name)
+    path = os.path.join(PUBLISHED, name)
     data = load_checkpoint(path)
     assert data["version"] == 1 and data["observation"] == "absolute"
     actor = build_model(data, path)

@@ -17,7 +17,7 @@ from euchre_env.game.phases import Phase
 from euchre_env.game.rules import Rules
 from euchre_env.views.infostate import information_state
 
-RESULTS = Path(__file__).resolve().parent.parent / "docs" / "results"
+RESULTS = Path(__file__).resolve().parents[2] / "docs" / "results"
 
 CASES = [
     ("knock", {}), ("classic", {"joker": True}), ("multiplayer", {}), ("multiplayer", {"deck": 32}),

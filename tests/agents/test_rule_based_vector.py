@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from euchre_env.agents import rule_based_vector
+from euchre_env.agents.rule_based import compiled as rule_based_vector
 from euchre_env.agents.rule_based.agent import RuleBasedAgent
 from euchre_env.agents.rule_based.compiled import RuleBasedVector, supports
 from euchre_env.compiled import kernels as K

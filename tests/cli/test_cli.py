@@ -13,14 +13,15 @@ import sys
 import pytest
 import yaml
 
+from euchre_env.cli import evaluate as cli_evaluate
+from euchre_env.cli import main as cli
 from euchre_env.cli.arguments import parse_options
 from euchre_env.cli.main import main
 from euchre_env.evaluation import Match
 from euchre_env.evaluation.pool import _init_worker
 from euchre_env.game.rules import Rules
-from euchre_env.training import cli
 
-TINY = os.path.join(os.path.dirname(__file__), "..", "configs", "tiny.yaml")
+TINY = os.path.join(os.path.dirname(__file__), "..", "..", "configs", "tiny.yaml")
 
 
 def test_eval_prints_the_table(capsys):
@@ -136,7 +137,7 @@ def test_ctrl_c_in_the_parent_is_one_line_and_status_130(monkeypatch, capsys):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "evaluate", interrupted)
+    monkeypatch.setattr(cli_evaluate, "evaluate", interrupted)
     assert main(["eval", "random", "random", "--hands", "10"]) == 130
     captured = capsys.readouterr()
     assert captured.err == "euchre: interrupted\n" and captured.out == ""
@@ -145,7 +146,7 @@ def test_ctrl_c_in_the_parent_is_one_line_and_status_130(monkeypatch, capsys):
 @pytest.mark.skipif(sys.platform == "win32", reason="process groups and SIGINT are POSIX")
 def test_ctrl_c_during_a_pooled_eval_prints_no_worker_traceback():
     """The terminal's Ctrl-C: SIGINT to the whole process group, parent and workers alike."""
-    argv = [sys.executable, "-m", "euchre_env.cli.main", "eval", "random", "random", "--hands", "10000000",
+    argv = [sys.executable, "-m", "euchre_env.cli", "eval", "random", "random", "--hands", "10000000",
             "--workers", "2", "--progress"]
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, bufsize=0)
     seen = b""
@@ -178,7 +179,7 @@ def _damaged_run(root, latest: bytes) -> str:
 
 def test_resume_of_a_truncated_checkpoint_is_one_line(tmp_path, capsys):
     pytest.importorskip("torch", reason="the trainer needs the train extra (torch)")
-    good = os.path.join(os.path.dirname(__file__), "..", "docs", "checkpoints", "knock_ppo.pt")
+    good = os.path.join(os.path.dirname(__file__), "..", "fixtures", "knock_absolute_v1.pt")
     with open(good, "rb") as f:
         data = f.read()
     runs = _damaged_run(tmp_path, data[: len(data) // 2])
@@ -250,8 +251,9 @@ def test_a_match_split_into_deal_ranges_merges_to_the_whole(tmp_path, capsys):
 
 
 # ------------------------------------------------------------------------------ the rules of checkpoint agents
-CHECKPOINTS = os.path.join(os.path.dirname(__file__), "..", "docs", "checkpoints")
-BID, KNOCK = os.path.join(CHECKPOINTS, "bid_ppo.pt"), os.path.join(CHECKPOINTS, "knock_ppo.pt")
+# the tests' own small checkpoints (tests/fixtures/make_fixtures.py)
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures")
+BID, KNOCK = os.path.join(FIXTURES, "bid_structured.pt"), os.path.join(FIXTURES, "knock_absolute_v1.pt")
 
 
 @pytest.mark.parametrize("command", ["eval", "ladder"])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import os
 import re
 
 import numpy as np
@@ -29,6 +30,7 @@ from euchre_env.game.engine import GameState, Phase
 from euchre_env.game.rules import Rules
 
 KNOCK = Rules.preset("knock")
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures")  # small checkpoints of the tests
 
 
 # ------------------------------------------------------------------------------ test agents
@@ -399,10 +401,10 @@ def test_pimc_agent_plays_a_duplicate_match():
 
 
 @pytest.mark.parametrize("a, b, preset", [
-    ("docs/checkpoints/knock.pt", "rules", "knock"),          # structured network against the rule-based agent
-    ("random", "docs/checkpoints/knock_ppo.pt", "knock"),     # absolute network as B
-    ("docs/checkpoints/knock.pt", "docs/checkpoints/knock_ppo.pt", "knock"),  # two observations: one batched
-    ("docs/checkpoints/bid.pt", "rules", "bid"),
+    (f"{FIXTURES}/knock_structured.pt", "rules", "knock"),     # structured network against the rule-based agent
+    ("random", f"{FIXTURES}/knock_absolute_v1.pt", "knock"),   # absolute network as B
+    (f"{FIXTURES}/knock_structured.pt", f"{FIXTURES}/knock_absolute_v1.pt", "knock"),  # two observations: one batched
+    (f"{FIXTURES}/bid_structured.pt", "rules", "bid"),
     ("rules", "random", "classic"),                           # the compiled rule-based agent, no network
     ("random", "rules", "multiplayer"),
 ])

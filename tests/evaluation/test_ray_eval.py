@@ -15,7 +15,7 @@ from euchre_env.agents.random_agent import RandomAgent  # noqa: E402
 from euchre_env.cli.main import main  # noqa: E402
 from euchre_env.evaluation import evaluate, run_ladder  # noqa: E402
 
-CHECKPOINT = "docs/checkpoints/knock.pt"
+CHECKPOINT = os.path.join(os.path.dirname(__file__), "..", "fixtures", "knock_structured.pt")
 
 
 @pytest.fixture(scope="module", autouse=True)

@@ -18,6 +18,7 @@ from euchre_env.agents.neural.agent import NeuralAgent  # noqa: E402
 from euchre_env.agents.neural.checkpoint import CheckpointError, load_checkpoint, model_payload, save_checkpoint  # noqa: E402
 from euchre_env.agents.neural.network import ActorCritic, sample_actions  # noqa: E402
 from euchre_env.agents.registry import make_agent  # noqa: E402
+from euchre_env.agents.rule_based import RuleBasedAgent  # noqa: E402
 from euchre_env.cli.main import main  # noqa: E402
 from euchre_env.evaluation import evaluate  # noqa: E402
 from euchre_env.game.rules import Rules  # noqa: E402
@@ -54,6 +55,8 @@ def test_config_overrides_and_errors():
         tiny("ppo.lrr=1")
     with pytest.raises(ValueError, match=re.escape("unknown config key 'nosuch'")):
         tiny("nosuch.x=1")
+    with pytest.raises(ValueError, match=re.escape("unknown config key 'run.engine'")):  # 0.1's, dropped in 0.2
+        tiny("run.engine=vector")
     with pytest.raises(ValueError, match=re.escape("config ppo.epochs must be of type int, got 'many'")):
         tiny("ppo.epochs=many")
     with pytest.raises(ValueError, match="unknown agent spec 'wizard'"):
@@ -104,16 +107,15 @@ def test_masked_sampling_never_picks_an_illegal_action():
     assert mask[torch.arange(4000), greedy].all()
 
 
-@pytest.mark.parametrize("engine", ["vector", "reference"])
 @pytest.mark.parametrize("preset", ["knock", "multiplayer", "bid"])
-def test_rollout_is_legal_and_rewards_end_each_seat_hand(preset, engine):
+def test_rollout_is_legal_and_rewards_end_each_seat_hand(preset):
     rules = Rules.preset(preset)
     from euchre_env.game.actions import action_table
     from euchre_env.views.observation import Observer
 
     model = ActorCritic(Observer(rules).size, len(action_table(rules)), [16])
     scripted = {"rules": make_agent("rules"), "random": make_agent("random")}
-    sp = SelfPlay(rules, model, 8, {"self": 1, "rules": 1, "random": 1}, scripted, reward_scale=1.0, engine=engine)
+    sp = SelfPlay(rules, model, 8, {"self": 1, "rules": 1, "random": 1}, scripted, reward_scale=1.0)
     r = sp.collect(400, seed=3, update=0)
     n = len(r)
     assert n >= 400 and r.hands > 0 and r.forced > 0
@@ -133,7 +135,7 @@ def test_rollout_is_legal_and_rewards_end_each_seat_hand(preset, engine):
 
 
 def test_the_vector_collectors_random_opponent_draws_uniformly_among_the_legal_actions():
-    from euchre_env.training.selfplay import uniform_legal
+    from euchre_env.agents.random_agent import uniform_legal
 
     mask = np.zeros((30_000, 9), bool)
     mask[:, [1, 4, 7]] = True
@@ -148,8 +150,8 @@ def test_the_vector_collectors_random_opponent_draws_uniformly_among_the_legal_a
 
     model = ActorCritic(Observer(rules).size, len(action_table(rules)), [16])
     sp = SelfPlay(rules, model, 8, {"random": 1}, {"random": make_agent("random")}, reward_scale=1.0)
-    assert sp.uniform == {"random"}
     r = sp.collect(300, seed=2, update=0)
+    assert sp._batched == {"random"}  # drawn from the batch's masks, no reference game kept in step
     assert len(r.margins["random"]) == r.hands and r.mask[np.arange(len(r)), r.action].all()
 
 
@@ -164,17 +166,21 @@ def test_the_compiled_rule_based_opponent_gives_the_rollout_of_the_python_one(pr
     scripted = {"rules": make_agent("rules"), "random": make_agent("random")}
     sp = SelfPlay(rules, model, 8, {"self": 1, "rules": 3, "random": 1}, scripted, reward_scale=1.0,
                   observation=observation)
-    assert sp.compiled == {"rules"}
     fast = sp.collect(600, seed=5, update=1)
-    sp.compiled = set()  # the Python agent on a reference game kept in step
+    assert sp._batched == {"rules", "random"}
+
+    class PythonRules(RuleBasedAgent):
+        """The same play with no compiled twin (a subclass gets none): the Python agent on a reference game."""
+
+    sp.scripted["rules"] = PythonRules()
     slow = sp.collect(600, seed=5, update=1)
+    assert sp._batched == {"random"}
     assert fast.margins["rules"] and fast.margins == slow.margins
     for name in ("obs", "mask", "action", "reward", "next_index"):
         assert np.array_equal(getattr(fast, name), getattr(slow, name)), name
 
 
-@pytest.mark.parametrize("engine", ["vector", "reference"])
-def test_an_illegal_league_agent_is_named(engine):
+def test_an_illegal_league_agent_is_named():
     from euchre_env.game.errors import IllegalActionError
 
     class Cheater:
@@ -192,7 +198,7 @@ def test_an_illegal_league_agent_is_named(engine):
     from euchre_env.views.observation import Observer
 
     model = ActorCritic(Observer(rules).size, len(action_table(rules)), [8])
-    sp = SelfPlay(rules, model, 2, {"cheater": 1}, {"cheater": Cheater()}, reward_scale=1.0, engine=engine)
+    sp = SelfPlay(rules, model, 2, {"cheater": 1}, {"cheater": Cheater()}, reward_scale=1.0)
     with pytest.raises(IllegalActionError, match=r"agent 'cheater' at seat \d chose the illegal action"):
         sp.collect(50, seed=0, update=0)
 
@@ -406,7 +412,7 @@ def test_cli_train_end_to_end(tmp_path, capsys):
     (["train", "--config", "/nonexistent.yaml"], "cannot read config"),
     (["train", "--resume", "--run-name", "never-ran"], "no run to resume"),
     (["eval", "missing.pt", "random"], "no checkpoint file at 'missing.pt'"),
-    (["eval", os.path.join(os.path.dirname(TINY), "..", "docs", "checkpoints", "knock_ppo.pt"), "random",
+    (["eval", os.path.join(os.path.dirname(__file__), "..", "fixtures", "knock_absolute_v1.pt"), "random",
       "--preset", "classic"],
      "trained for other rules: stick_the_dealer=True there, False here"),
 ])

@@ -20,7 +20,7 @@ from euchre_env.training.train import Trainer, TrainingInterrupted  # noqa: E402
 
 torch.set_num_threads(1)
 
-TINY = os.path.join(os.path.dirname(__file__), "..", "configs", "tiny.yaml")
+TINY = os.path.join(os.path.dirname(__file__), "..", "..", "configs", "tiny.yaml")
 QUIET = lambda text: None
 # latest.pt only at the end or on Ctrl-C, so that the interrupted run's latest.pt is the interrupt's own save
 SPARSE = ["run.checkpoint_every=10"]
@@ -133,7 +133,7 @@ def test_cli_before_the_first_update_says_start_again(tmp_path, monkeypatch, cap
 
 
 def test_make_train_is_named_when_it_is_the_same_command(tmp_path, monkeypatch, capsys):
-    from euchre_env.training import cli
+    from euchre_env.cli import main as cli
 
     interrupt_collect_at(monkeypatch, 0)
     monkeypatch.chdir(tmp_path)  # configs/knock.yaml and runs/ relative to the folder, as make train has them

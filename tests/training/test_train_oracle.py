@@ -1,5 +1,5 @@
 """The trainer's observation kinds and oracle critic: the frames of self-play, what the critic sees
-that the actor does not, that no critic reaches what is saved for play, and resuming runs older than both keys."""
+that the actor does not, that no critic reaches what is saved for play, and resuming a run of checkpoint version 1."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ from euchre_env.training.oracle import Oracle  # noqa: E402
 from euchre_env.training.selfplay import SelfPlay  # noqa: E402
 from euchre_env.training.train import Trainer  # noqa: E402
 from euchre_env.views.observation import Observer  # noqa: E402
-from euchre_env.views.structured import StructuredObserver, suit_frames  # noqa: E402
+from euchre_env.views.structured import Frame, StructuredObserver, suit_frames  # noqa: E402
 
 torch.set_num_threads(1)
 
@@ -80,14 +80,26 @@ def collector(observation: str) -> SelfPlay:
     return SelfPlay(KNOCK, model, 1, {"self": 1}, {}, 1.0, observation=observation, oracle=oracle)
 
 
+def encode(sp: SelfPlay, state: GameState) -> tuple[np.ndarray, np.ndarray, Frame]:
+    """The network's input for the seat to act (the collector's encoder) and its mask, both in the frame of
+    that observation, and the frame."""
+    obs, mask = np.zeros((1, sp.encoder.size), np.float32), np.zeros((1, sp.num_actions), bool)
+    if isinstance(sp.encoder, StructuredObserver):
+        frame = sp.encoder.encode_with_frame(state, state.current, obs[0])[1]
+    else:
+        sp.encoder.encode(state, state.current, obs[0])
+        frame = Frame(KNOCK, (0, 1, 2, 3))  # the absolute observation's: the identity
+    mask[0, frame.action_to_canonical[state.legal_actions()]] = True
+    return obs, mask, frame
+
+
 @pytest.mark.parametrize("observation", ["absolute", "structured"])
 def test_hidden_cards_change_the_oracle_features_never_the_actor(observation):
     sp = collector(observation)
     model, oracle = sp.model, sp.oracle
 
     def inputs(state: GameState) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        obs, mask = np.zeros((1, sp.encoder.size), np.float32), np.zeros((1, sp.num_actions), bool)
-        frame = sp._encode([state], obs, mask)[0]  # the collector's own encoding
+        obs, mask, frame = encode(sp, state)
         extra = oracle.encode(state, state.current, frame, "rules", np.zeros((1, oracle.size), np.float32)[0])
         return obs, mask, extra[None]
 
@@ -111,7 +123,7 @@ def test_oracle_layout_counts_every_card_once():
     assert list(oracle.layout) == ["hands", "kitty", "discard", "opponent"]
     assert oracle.size == 4 * n + n + n + len(KINDS)
     state = mid_hand(0)
-    frame = sp._encode([state], np.zeros((1, sp.encoder.size), np.float32), np.zeros((1, sp.num_actions), bool))[0]
+    frame = encode(sp, state)[2]
     x = oracle.encode(state, state.current, frame, "past", np.zeros(oracle.size, np.float32))
     hands = x[:4 * n].reshape(4, n)
     assert [int(h.sum()) for h in hands] == [len(state.hands[(state.current + r) % 4]) for r in range(4)]
@@ -120,8 +132,7 @@ def test_oracle_layout_counts_every_card_once():
     assert x[4 * n:5 * n].sum() == len(state.kitty) and x[6 * n:].tolist() == [0, 1, 0, 0]
 
 
-@pytest.mark.parametrize("engine", ["vector", "reference"])
-def test_structured_selfplay_records_what_the_network_saw(engine):
+def test_structured_selfplay_records_what_the_network_saw():
     """Masks and actions are in each seat's canonical frame; the engine got the absolute ids (an illegal id
     would raise); a teacher's absolute choice is recorded in the frame."""
     oracle = Oracle(KNOCK, KINDS)
@@ -129,7 +140,7 @@ def test_structured_selfplay_records_what_the_network_saw(engine):
     model = ActorCritic(size, len(action_table(KNOCK)), [16], critic_extra=oracle.size)
     scripted = {"rules": make_agent("rules"), "random": make_agent("random")}
     sp = SelfPlay(KNOCK, model, 8, {"self": 1, "past": 1, "rules": 1, "random": 1}, scripted, 1.0,
-                  observation="structured", oracle=oracle, engine=engine)
+                  observation="structured", oracle=oracle)
     sp.snapshots.append(("update_000001", PolicyNet(size, len(action_table(KNOCK)), [16]).eval()))
     r = sp.collect(400, seed=1, update=0)
     assert r.obs.shape[1] == size and r.extra.shape == (len(r), oracle.size)
@@ -185,44 +196,45 @@ def test_nothing_saved_for_play_holds_a_critic(run):
     assert all(p.shape[-1] != critic_in for p in agent.model.state_dict().values())  # no critic-sized layer
 
 
-def make_it_older(run_dir: str) -> None:
-    """Make a run look like one saved before model.observation, model.critic and run.engine existed: no such keys in its
-    config.yaml, and a version 1 latest.pt (the ActorCritic's weights under "model", no observation)."""
+def drop_key(run_dir: str, section: str, key: str) -> None:
+    """Take ``section.key`` out of a run's config.yaml and latest.pt, as if the run predated the key."""
     import yaml
 
     path = os.path.join(run_dir, "config.yaml")
     with open(path) as f:
         config = yaml.safe_load(f)
-    for key in ("observation", "critic"):
-        del config["model"][key]
-    del config["run"]["engine"]
+    del config[section][key]
     with open(path, "w") as f:
         yaml.safe_dump(config, f)
     latest = os.path.join(run_dir, "checkpoints", "latest.pt")
     data = torch.load(latest, weights_only=True)
-    for key in ("observation", "critic"):
-        del data["config"]["model"][key]
-    del data["config"]["run"]["engine"]
-    data["model"] = {f"{part}.{k}": v for part in ("actor", "critic") for k, v in data.pop(part).items()}
-    data["version"] = 1
-    del data["observation"]
+    del data["config"][section][key]
     save_checkpoint(data, latest)
 
 
-def test_a_run_older_than_the_keys_resumes_as_absolute_with_the_seat_critic(tmp_path, capsys):
+def test_a_saved_config_takes_todays_default_for_a_key_it_lacks(tmp_path, capsys):
     old = ["--set", "model.observation=absolute", "model.critic=seat", "eval.every=0"]
     assert main(["train", "--config", TINY, *old, "run.total_decisions=1000", "--runs-dir", str(tmp_path),
                  "--run-name", "old", "--no-progress", "--no-final-eval"]) == 0
-    make_it_older(str(tmp_path / "old"))
-    assert load_checkpoint(str(tmp_path / "old" / "checkpoints" / "latest.pt"))["version"] == 1
-    saved = load_config(str(tmp_path / "old" / "config.yaml"), saved_run=True)
-    assert (saved.model.observation, saved.model.critic, saved.run.engine) == ("absolute", "seat", "reference")
+    drop_key(str(tmp_path / "old"), "ppo", "critic_lr")
+    saved = load_config(str(tmp_path / "old" / "config.yaml"))
+    assert (saved.model.observation, saved.model.critic, saved.ppo.critic_lr) == ("absolute", "seat", 0.0)
     assert main(["train", "--runs-dir", str(tmp_path), "--run-name", "old", "--resume", "--no-progress",
                  "--no-final-eval", "--set", "run.total_decisions=2000"]) == 0
     assert "Trained 2 updates" in capsys.readouterr().out
     # today's defaults on that run are a change of config, named
     with pytest.raises(ValueError, match=re.escape("model.observation ('absolute' -> 'structured')")):
         Trainer(tiny("eval.every=0"), str(tmp_path / "old"), resume=True, log=QUIET)
+    # a run saved by 0.1 names run.engine, a key 0.2 dropped: one line names it
+    import yaml
+
+    path = tmp_path / "old" / "config.yaml"
+    config = yaml.safe_load(path.read_text())
+    config["run"]["engine"] = "vector"
+    path.write_text(yaml.safe_dump(config))
+    with pytest.raises(SystemExit) as exc:
+        main(["train", "--runs-dir", str(tmp_path), "--run-name", "old", "--resume", "--no-progress"])
+    assert exc.value.code == 2 and "unknown config key 'run.engine'" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("observation", ["absolute", "structured"])

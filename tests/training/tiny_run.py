@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-TINY = os.path.join(os.path.dirname(__file__), "..", "configs", "tiny.yaml")
+TINY = os.path.join(os.path.dirname(__file__), "..", "..", "configs", "tiny.yaml")
 
 
 def QUIET(text: str) -> None:

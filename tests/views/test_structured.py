@@ -7,13 +7,13 @@ import hashlib
 
 import numpy as np
 import pytest
-from test_observation import distinct_encodings, info_state_key
 
 from euchre_env.game.deals import random_deal
 from euchre_env.game.engine import GameState, Phase
 from euchre_env.game.rules import Rules
 from euchre_env.views.decision import legal_mask
 from euchre_env.views.structured import StructuredObserver, colour_relabellings, suit_frames
+from tests.views.test_observation import distinct_encodings, info_state_key
 
 CONFIGS = [
     ("knock", {}),
