@@ -201,8 +201,11 @@ class raw_env(CanonicalActions, AECEnv, EzPickle):
 
     def last(self, observe: bool = True) -> tuple[dict[str, np.ndarray] | None, float, bool, bool, dict[str, Any]]:
         """AECEnv.last: the agent to act's observation, cumulative reward, terminated, truncated, info."""
-        agent = self.agent_selection
-        terminated, truncated, info = self.terminations[agent], self.truncations[agent], self.infos[agent]
+        try:
+            agent = self.agent_selection
+            terminated, truncated, info = self.terminations[agent], self.truncations[agent], self.infos[agent]
+        except (AttributeError, KeyError):
+            raise self._no_episode("last") from None
         if not observe:
             obs = None
         elif agent == self._turn and not (terminated or truncated):  # observe(), one call less a decision
@@ -218,7 +221,7 @@ class raw_env(CanonicalActions, AECEnv, EzPickle):
             dealer = int(rng.integers(NUM_SEATS))  # the draws of the general path below, in its order
             seat = self._core.start_shuffled(shuffled_pack(self.rules, rng), dealer, [0, 0])
         else:
-            options = episodes.check_reset_options(options, strict=False)
+            options = episodes.check_reset_options(options)
             rng = np.random.default_rng(seed) if seed is not None or rng is None else rng
             # Check everything first: a bad deal or score raises before anything of the old episode
             # changes (the generator included). Then draw as GameState does: the dealer, then the cards.
@@ -253,8 +256,12 @@ class raw_env(CanonicalActions, AECEnv, EzPickle):
             info["information_state"] = information_state(self.game, seat)
 
     def step(self, action: int | None) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        try:
+            agent = self.agent_selection
+            dead = self.terminations[agent] or self.truncations[agent]
+        except (AttributeError, KeyError):  # no episode to step: one line, not the bare lookup error
+            raise self._no_episode("step") from None
+        if dead:
             self._was_dead_step(action)
             return
         if type(action) is not int:
@@ -336,6 +343,13 @@ class raw_env(CanonicalActions, AECEnv, EzPickle):
         self.truncations = dict.fromkeys(self.agents, True)
         for agent in self.agents:
             self.infos[agent][episodes.TRUNCATED] = limit
+
+    def _no_episode(self, call: str) -> RuntimeError:
+        """What ``call`` meets with no episode to act in: before the first ``reset()``, or after every agent has
+        stepped out of a finished one."""
+        if not self._started:
+            return RuntimeError(f"{call}() before reset(): call reset() first")
+        return RuntimeError(f"{call}() after the episode ended (every agent has stepped out): call reset()")
 
     # ---------------------------------------------------------------- render
     def render(self) -> str | None:

@@ -89,24 +89,21 @@ def auto_max_hands(rules: Rules, episode: str) -> int | None:
     return max(AUTO_MAX_HANDS, math.ceil(AUTO_MAX_HANDS * rules.game_target / AUTO_TARGET))
 
 
-def check_reset_options(options: Any, strict: bool) -> dict[str, Any]:
-    """The known reset options of ``options`` (None: none); an unknown one raises if ``strict``, else warns.
+def check_reset_options(options: Any, known: tuple[str, ...] = RESET_OPTIONS) -> dict[str, Any]:
+    """The ``known`` reset options of ``options`` (None: none); an unknown one is ignored with a warning.
 
-    The AEC envs warn: PettingZoo's ``api_test`` passes an arbitrary option and expects
-    ``reset()`` to accept it. ``SingleSeatEnv`` raises, as a mistyped option should.
+    One behaviour in every view (the AEC env, ``SingleSeatEnv`` and its AEC view, ``VectorEuchre``): a
+    warning naming the unknown options and the known ones, not an error, because PettingZoo's ``api_test``
+    passes an arbitrary option and expects ``reset()`` to accept it. Options that are not a dict raise.
     """
     if options is None:
         return {}
     if not isinstance(options, dict):
-        raise ValueError(f"reset 'options' must be a dict (known keys: {list(RESET_OPTIONS)}) or None, "
-                         f"got {options!r}")
-    unknown = sorted(set(options) - set(RESET_OPTIONS), key=repr)
+        raise ValueError(f"reset 'options' must be a dict (known keys: {list(known)}) or None, got {options!r}")
+    unknown = sorted(set(options) - set(known), key=repr)
     if unknown:
-        message = f"unknown reset option(s) {unknown}; known: {list(RESET_OPTIONS)}"
-        if strict:
-            raise ValueError(message)
-        warnings.warn(f"ignoring {message}", stacklevel=3)
-    return {k: v for k, v in options.items() if k in RESET_OPTIONS}
+        warnings.warn(f"ignoring unknown reset option(s) {unknown}; known: {list(known)}", stacklevel=3)
+    return {k: v for k, v in options.items() if k in known}
 
 
 def hand_ending(game: GameState, episode: str, max_hands: int | None) -> str | None:

@@ -170,7 +170,7 @@ class SingleSeatEnv(CanonicalActions, gymnasium.Env):
 
     # ---------------------------------------------------------------- reset & step
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
-        options = episodes.check_reset_options(options, strict=True)
+        options = episodes.check_reset_options(options)
         deal, scores = options.get("deal"), options.get("scores")
         if deal is not None:  # checked before the seed is used: a bad deal or score changes nothing
             parse_deal(self.rules, deal)
@@ -353,7 +353,7 @@ class SingleSeatAEC(AECEnv):
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         # Unknown options warn here, as in euchre_env.env: PettingZoo's api_test passes an arbitrary one.
-        self.env.reset(seed=seed, options=episodes.check_reset_options(options, strict=False))
+        self.env.reset(seed=seed, options=episodes.check_reset_options(options))
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)

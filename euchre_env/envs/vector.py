@@ -52,7 +52,7 @@ import numpy as np
 from euchre_env.compiled import kernels as K
 from euchre_env.compiled.builds import start_thread_pool
 from euchre_env.compiled.tables import hand_result, kernel_tables
-from euchre_env.envs.episodes import AUTO, REWARDS, check_episode_args
+from euchre_env.envs.episodes import AUTO, REWARDS, check_episode_args, check_reset_options
 from euchre_env.game.actions import action_table
 from euchre_env.game.cards import SUITS
 from euchre_env.game.deals import parse_deal
@@ -237,15 +237,7 @@ class VectorEuchre:
 
     # ------------------------------------------------------------------ checks
     def _check_reset_options(self, options: Any) -> list[dict[str, Any]] | None:
-        if options is None:
-            return None
-        if not isinstance(options, dict):
-            raise ValueError(f"reset 'options' must be a dict (known keys: {list(RESET_OPTIONS)}) or None, "
-                             f"got {options!r}")
-        unknown = sorted(set(options) - set(RESET_OPTIONS), key=repr)
-        if unknown:
-            raise ValueError(f"unknown reset option(s) {unknown}; known: {list(RESET_OPTIONS)}")
-        deals = options.get("deals")
+        deals = check_reset_options(options, RESET_OPTIONS).get("deals")
         if deals is None:
             return None
         if not isinstance(deals, (list, tuple)) or len(deals) != self.num_envs:

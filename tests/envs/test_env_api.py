@@ -239,3 +239,20 @@ def test_a_removed_agent_can_still_be_observed_after_an_illegal_move():
     seen = env.unwrapped.observe(agent)
     assert seen["observation"].shape == env.observation_space(agent)["observation"].shape
     assert not seen["action_mask"].any()
+
+
+def test_raw_env_without_an_episode_says_so_in_one_line():
+    env = euchre_env.raw_env(rules="knock")
+    for call, name in ((lambda: env.step(0), "step"), (lambda: env.last(), "last")):
+        with pytest.raises(RuntimeError, match=rf"^{name}\(\) before reset\(\): call reset\(\) first$"):
+            call()
+    env.reset(seed=1)
+    rng = np.random.default_rng(0)
+    for _ in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    for call, name in ((lambda: env.step(0), "step"), (lambda: env.last(), "last")):
+        with pytest.raises(RuntimeError, match=rf"^{name}\(\) after the episode ended .*: call reset\(\)$"):
+            call()
+    env.reset(seed=1)  # and the env plays again
+    assert env.agents == env.possible_agents

@@ -15,6 +15,7 @@ import pytest
 import euchre_env
 from euchre_env.envs import episodes
 from euchre_env.envs.single_seat import SingleSeatAEC, SingleSeatEnv
+from euchre_env.envs.vector import VectorEuchre
 from euchre_env.game.rules import Rules
 
 
@@ -146,14 +147,13 @@ def test_max_hands_survives_pickling():
 
 
 # ---------------------------------------------------------------------------------- reset options
-def test_reset_options_warn_in_the_aec_envs_and_raise_in_single_seat():
+def test_an_unknown_reset_option_warns_in_every_view():
     known = r"\['shuffle'\]; known: \['deal', 'scores'\]"
-    with pytest.warns(UserWarning, match=rf"ignoring unknown reset option\(s\) {known}"):
-        euchre_env.raw_env().reset(seed=0, options={"shuffle": True})
-    with pytest.warns(UserWarning, match="'shuffle'"):
-        SingleSeatAEC(SingleSeatEnv()).reset(seed=0, options={"shuffle": True})
-    with pytest.raises(ValueError, match=rf"^unknown reset option\(s\) {known}$"):
-        SingleSeatEnv().reset(seed=0, options={"shuffle": True})
+    for env in (euchre_env.raw_env(), SingleSeatAEC(SingleSeatEnv()), SingleSeatEnv()):
+        with pytest.warns(UserWarning, match=rf"^ignoring unknown reset option\(s\) {known}$"):
+            env.reset(seed=0, options={"shuffle": True})
+    with pytest.warns(UserWarning, match=r"^ignoring unknown reset option\(s\) \['shuffle'\]; known: \['deals'\]$"):
+        VectorEuchre("knock", num_envs=2).reset(seed=0, options={"shuffle": True})
     for env in (euchre_env.raw_env(), SingleSeatEnv()):
         with pytest.raises(ValueError, match=r"reset 'options' must be a dict"):
             env.reset(seed=0, options=[("scores", [1, 2])])
