@@ -12,6 +12,12 @@ Rows:
   RL loop: ``agent_iter()``, ``last()``, read ``observation`` and ``action_mask``, pick
   uniformly among the legal actions with a seeded ``numpy.random.Generator``, ``step()``.
 * ``raw``: ``euchre_env.raw_env(rules=...)`` driven by the same loop.
+* ``wrapped-reseed``: ``wrapped`` with ``reset(seed=episode)`` at every hand instead of ``reset()``, as a
+  held-out evaluation loop reseeds.
+* ``readme``: the README's AEC loop as it stands there, defaults and all: ``euchre_env.env(rules=...)`` (whole
+  games), ``reset(seed=episode)`` per game, the loop's own random choice.
+* ``readme-vector N``: the README's ``VectorEuchre`` loop as it stands there: ``observation="structured"``,
+  ``threads=None`` and the default ``copy=True`` (every step returns new arrays), ``venv.sample_legal()``.
 * ``engine``: ``GameState.legal_actions()`` / ``apply()`` only (no observation, no mask),
   for reference.
 * ``floor``: a do-nothing four-agent AEC env (no rules: a fixed mask, a copied observation of knock's size,
@@ -78,7 +84,8 @@ OPENSPIEL_PARAMS: dict[str, dict[str, bool]] = {
     "multiplayer": {"stick_the_dealer": False, "allow_lone_defender": True},
     "bid": {"stick_the_dealer": True, "allow_lone_defender": False},  # no Bid Euchre in OpenSpiel
 }
-KINDS = ("wrapped", "raw", "engine", "vector", "vector-structured", "vector-noobs", "openspiel", "floor")
+KINDS = ("readme", "readme-vector", "wrapped", "wrapped-reseed", "raw", "engine", "vector", "vector-structured",
+         "vector-noobs", "openspiel", "floor")
 DEFAULT_KINDS = KINDS[:-1]
 VECTOR_OBSERVATION = {"vector": "absolute", "vector-structured": "structured", "vector-noobs": "none"}
 ONE_THREAD, ALL_CORES = "1 thread", "all cores"
@@ -123,7 +130,7 @@ class Result:
 
 
 # ---------------------------------------------------------------------------- our env
-def run_aec(make: Callable[[], Any], seconds: float, seed: int) -> Run:
+def run_aec(make: Callable[[], Any], seconds: float, seed: int, reseed: bool = False) -> Run:
     """Random play through the AEC API, as an RL rollout loop does, for ``seconds``.
 
     The clock is read every ``CHECK_EVERY`` decisions and may stop an episode midway: under
@@ -153,8 +160,35 @@ def run_aec(make: Callable[[], Any], seconds: float, seed: int) -> Run:
             episodes += 1
         if time.perf_counter() >= deadline:
             break
-        env.reset()  # the env's generator carries on from the seeded first reset
+        if reseed:
+            env.reset(seed=seed + episodes)  # a held-out loop's seed per episode
+        else:
+            env.reset()  # the env's generator carries on from the seeded first reset
     return Run(decisions, hands, episodes, time.perf_counter() - start)
+
+
+def run_readme(preset: str, seconds: float, seed: int) -> Run:
+    """The README's AEC loop (section "Use it"), as a user runs it: whole games, a seed per game."""
+    env = euchre_env.env(rules=preset)
+    rng = np.random.default_rng(seed)
+    decisions = hands = episode = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while time.perf_counter() < deadline:
+        env.reset(seed=seed + episode)
+        for _agent in env.agent_iter():
+            obs, _reward, terminated, truncated, _info = env.last()
+            if terminated or truncated:
+                env.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.integers(len(legal))]))
+            decisions += 1
+            if decisions % CHECK_EVERY == 0 and time.perf_counter() >= deadline:
+                break
+        hands += env.unwrapped.hand_number + (not env.agents)
+        episode += not env.agents
+    return Run(decisions, hands, episode, time.perf_counter() - start)
 
 
 class DoNothingEnv(AECEnv):
@@ -244,6 +278,24 @@ def run_vector(preset: str, observation: str, num_envs: int, seconds: float, see
     return Run(decisions, hands, episodes, time.perf_counter() - start)
 
 
+def run_readme_vector(preset: str, num_envs: int, seconds: float, seed: int) -> Run:
+    """The README's ``VectorEuchre`` loop (section "Batched engine"), its arguments as there."""
+    from euchre_env import VectorEuchre
+
+    venv = VectorEuchre(preset, num_envs=num_envs, seed=seed, observation="structured", threads=None)
+    _obs, _mask, _seat = venv.reset()
+    decisions = hands = episodes = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while time.perf_counter() < deadline:
+        actions = venv.sample_legal()
+        _obs, _mask, _seat, _rewards, done, info = venv.step(actions)  # what a learner reads
+        decisions += num_envs
+        hands += int(info["hand_over"].sum())
+        episodes += int(done.sum())
+    return Run(decisions, hands, episodes, time.perf_counter() - start)
+
+
 # ---------------------------------------------------------------------------- OpenSpiel
 def openspiel_available() -> bool:
     try:
@@ -311,9 +363,17 @@ def benchmark(presets: list[str], kinds: list[str], seconds: float, repeats: int
     for preset in presets:
         rules = Rules.preset(preset)
         jobs: list[tuple[str, Job]] = []
+        if "readme" in kinds:
+            jobs.append(("readme", lambda s, t, p=preset: run_readme(p, t, s)))
+        if "readme-vector" in kinds:
+            for n in num_envs:
+                jobs.append((f"readme-vector {n}", lambda s, t, p=preset, n=n: run_readme_vector(p, n, t, s)))
         if "wrapped" in kinds:
             jobs.append(("wrapped", lambda s, t, p=preset: run_aec(lambda: euchre_env.env(rules=p, episode="hand"),
                                                                     t, s)))
+        if "wrapped-reseed" in kinds:
+            jobs.append(("wrapped-reseed", lambda s, t, p=preset: run_aec(
+                lambda: euchre_env.env(rules=p, episode="hand"), t, s, reseed=True)))
         if "raw" in kinds:
             jobs.append(("raw", lambda s, t, p=preset: run_aec(lambda: euchre_env.raw_env(rules=p, episode="hand"),
                                                                 t, s)))
@@ -359,7 +419,8 @@ def benchmark(presets: list[str], kinds: list[str], seconds: float, repeats: int
 def _reference(results: list[Result], r: Result) -> Result | None:
     """The OpenSpiel row that ``r`` is compared with (None: none)."""
     kind = r.env.split()[0]
-    ref_env = {"wrapped": "OpenSpiel", "raw": "OpenSpiel", "engine": "OpenSpiel no-obs", "vector": "OpenSpiel",
+    ref_env = {"readme": "OpenSpiel", "readme-vector": "OpenSpiel", "wrapped": "OpenSpiel",
+               "wrapped-reseed": "OpenSpiel", "raw": "OpenSpiel", "engine": "OpenSpiel no-obs", "vector": "OpenSpiel",
                "vector-structured": "OpenSpiel", "vector-noobs": "OpenSpiel no-obs"}.get(kind)
     return next((o for o in results if o.preset == r.preset and o.env == ref_env), None)
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from euchre_env.compiled import kernels as K
-from euchre_env.compiled.builds import machine_code
+from euchre_env.compiled.builds import compiling, machine_code
 from euchre_env.compiled.tables import hand_result, kernel_tables
 from euchre_env.game.deals import deal_from_order
 from euchre_env.game.engine import GameState
@@ -61,13 +61,15 @@ class CompiledGame:
         self.obs = self._f32[:obs_size]
         self._history = self._s16[at_history:]  # this hand's absolute actions: the count, then the ids
         buffers = (self._st, self._s8, self._s16, self._f32, self._T)
-        self.step: Callable[[int], int] = partial(machine_code(K.game_step, *buffers, 0), *buffers)
-        self._start = partial(machine_code(K.game_start, *buffers, np.zeros((4, 1), np.int16), 0, True, 0, 0),
-                              *buffers)
-        self._start_shuffled = partial(machine_code(K.game_deal, *buffers, np.zeros(1, np.int64), True, 0, 0),
-                                       *buffers)
         self._seats = np.zeros((NUM_SEATS, obs_size), np.float32)  # every seat's observation, when valid
-        self._encode_seats = partial(machine_code(K.game_encode_seats, *buffers, self._seats), *buffers, self._seats)
+        with compiling("the game's kernels"):
+            self.step: Callable[[int], int] = partial(machine_code(K.game_step, *buffers, 0), *buffers)
+            self._start = partial(machine_code(K.game_start, *buffers, np.zeros((4, 1), np.int16), 0, True, 0, 0),
+                                  *buffers)
+            self._start_shuffled = partial(machine_code(K.game_deal, *buffers, np.zeros(1, np.int64), True, 0, 0),
+                                           *buffers)
+            self._encode_seats = partial(machine_code(K.game_encode_seats, *buffers, self._seats), *buffers,
+                                         self._seats)
         self._seats_at = -1  # the decision count of this hand at which _seats was written (-1: not this hand)
         self._scores = [0, 0]  # the episode's starting score, for replay
         self._result: dict[str, Any] | None = None  # the finished hand's result, built once

@@ -69,6 +69,7 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
 from euchre_env.compiled.game import ILLEGAL, CompiledGame
+from euchre_env.compiled.seeding import reseed
 from euchre_env.envs import episodes
 from euchre_env.envs.episodes import AUTO, ENV_EPISODE
 from euchre_env.envs.wrappers import standard_wrappers
@@ -142,6 +143,7 @@ class raw_env(CanonicalActions, AECEnv, EzPickle):
         })
         self._action_space = spaces.Discrete(n)
         self._rng: np.random.Generator | None = None
+        self._spare: np.random.Generator | None = None  # reseeded by reset(seed=...), then swapped in
         # No option that adds work to a decision (a step limit, suit frames, information states, printing):
         # _act may take its short path.
         self._plain = max_steps is None and self._frames is None and not self.info_state and render_mode != "human"
@@ -222,7 +224,10 @@ class raw_env(CanonicalActions, AECEnv, EzPickle):
             seat = self._core.start_shuffled(shuffled_pack(self.rules, rng), dealer, [0, 0])
         else:
             options = episodes.check_reset_options(options)
-            rng = np.random.default_rng(seed) if seed is not None or rng is None else rng
+            if seed is not None or rng is None:
+                # A seed deals as GameState(rules, np.random.default_rng(seed)) does. reseed() sets that state in
+                # a third of default_rng's time, into the spare generator: a bad deal below leaves ours as it was.
+                rng = self._spare = reseed(self._spare, seed)
             # Check everything first: a bad deal or score raises before anything of the old episode
             # changes (the generator included). Then draw as GameState does: the dealer, then the cards.
             scores = parse_scores(self.rules, options.get("scores"))
@@ -231,6 +236,8 @@ class raw_env(CanonicalActions, AECEnv, EzPickle):
             else:  # as random_deal draws: the dealer, then the cards
                 dealer = int(rng.integers(NUM_SEATS))
                 seat = self._core.start_shuffled(shuffled_pack(self.rules, rng), dealer, scores)
+            if rng is self._spare:
+                self._spare = self._rng
             self._rng = rng
         self._game = None
         self._started = True

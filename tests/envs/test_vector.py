@@ -228,3 +228,26 @@ def test_random_actions_pick_the_legal_id_the_uniform_falls_on():
         out = np.full(500, -1, np.int64)
         pick(mask, u, out)
         assert out.tolist() == want
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_sample_legal_draws_uniformly_among_each_games_legal_actions(threads):
+    venv = VectorEuchre("bid", num_envs=64, seed=3, observation="none", threads=threads)
+    with pytest.raises(ValueError, match=r"sample_legal\(\) before reset\(\)"):
+        venv.sample_legal()
+    _, mask, _ = venv.reset()
+    counts = np.zeros(mask.shape, np.int64)
+    for _ in range(300):  # the same decisions, drawn again and again
+        actions = venv.sample_legal(np.random.default_rng(len(counts) + _))
+        assert mask[np.arange(64), actions].all()
+        counts[np.arange(64), actions] += 1
+    share = counts[mask] / 300
+    legal = np.repeat(mask.sum(1), mask.sum(1))
+    assert np.allclose(share, 1 / legal, atol=0.12)  # about 1/k each of a game's k legal actions
+    for _ in range(50):  # and it plays: every draw is legal as the games go on
+        _, mask, _, _, _, _ = venv.step(venv.sample_legal())
+    again = VectorEuchre("bid", num_envs=64, seed=3, observation="none", threads=threads)
+    again.reset()
+    first = VectorEuchre("bid", num_envs=64, seed=3, observation="none", threads=threads)
+    first.reset()
+    assert np.array_equal(again.sample_legal(), first.sample_legal())  # the env's own generator, seeded

@@ -1,0 +1,43 @@
+"""reseed() gives exactly the generator of np.random.default_rng(seed), in place."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from euchre_env.compiled.seeding import reseed, seed_words
+
+SEEDS = [0, 1, 2, 7, 255, 12345, 2**31 - 1, 2**32 - 1, 2**32, 2**32 + 1, 2**40 + 3, 2**63, 2**64 - 1,
+         *np.random.default_rng(0).integers(0, 2**63, 200).tolist()]
+
+
+@pytest.mark.parametrize("seed", SEEDS[:13])
+def test_the_words_are_the_seed_sequences(seed):
+    want = np.random.SeedSequence(seed).generate_state(4, np.uint64)
+    assert seed_words(np.uint64(seed)).tolist() == want.tolist()
+
+
+def test_a_reseeded_generator_is_default_rngs():
+    generator = np.random.default_rng(99)
+    generator.random(3)  # a used generator, with a buffered 32-bit half
+    generator.integers(2**32, dtype=np.uint32)
+    for seed in SEEDS:
+        assert reseed(generator, seed) is generator
+        fresh = np.random.default_rng(seed)
+        assert generator.bit_generator.state == fresh.bit_generator.state, seed
+        assert np.array_equal(generator.permutation(24), fresh.permutation(24))
+        assert generator.integers(4) == fresh.integers(4)
+
+
+@pytest.mark.parametrize("seed", [-1, 2**64, [1, 2], np.random.SeedSequence(3), None])
+def test_other_seeds_get_default_rngs_own_answer(seed):
+    generator = np.random.default_rng(1)
+    try:
+        want = np.random.default_rng(seed)
+    except ValueError as exc:
+        with pytest.raises(ValueError, match=str(exc)[:20]):
+            reseed(generator, seed)
+        return
+    got = reseed(generator, seed)
+    if seed is not None:
+        assert got.bit_generator.state == want.bit_generator.state
