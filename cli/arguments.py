@@ -23,7 +23,11 @@ class OneLineParser(argparse.ArgumentParser):
     """argparse with one-line errors (no usage block), exit status 2."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {' '.join(message.split())}\n")
+        # A command's parser is named "euchre eval": its errors start as every other error of the program does
+        # ("euchre: error:"), and name the help that lists what is allowed in place of the usage block.
+        program, _, command = self.prog.partition(" ")
+        see = f"; see {self.prog} --help" if command else ""
+        self.exit(2, f"{program}: error: {' '.join(message.split())}{see}\n")
 
 
 def int_at_least(low: int, what: str) -> Callable[[str], int]:

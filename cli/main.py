@@ -44,8 +44,10 @@ def build_parser() -> argparse.ArgumentParser:
                            description="Euchre agents: duplicate matches, rating ladders, self-play training, "
                                        "human play.",
                            epilog=_overview(), formatter_class=argparse.RawDescriptionHelpFormatter)
-    # The commands are listed in the epilog, one line each (argparse's own list wraps them).
-    sub = parser.add_subparsers(dest="command", parser_class=OneLineParser, metavar="COMMAND", help=argparse.SUPPRESS)
+    # The commands are listed in the epilog, one line each (argparse's own list wraps them). prog: each command's
+    # parser is named "euchre eval" (argparse would prefix the whole usage line, "euchre [-h] COMMAND ... eval").
+    sub = parser.add_subparsers(dest="command", parser_class=OneLineParser, metavar="COMMAND", help=argparse.SUPPRESS,
+                                prog=PROG)
     for group in GROUPS:
         group.add_parsers(sub)
     return parser

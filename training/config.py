@@ -4,13 +4,17 @@ A config is a YAML file of sections (``run``, ``rules``, ``model``, ``ppo``, ``p
 ``league``, ``eval``, ``final_eval``) over the defaults below; ``--set section.key=value`` overrides any
 value (the value is read as YAML: ``--set ppo.lr=3e-4``). A mapping value such as ``league.mix``
 is replaced as a whole (``--set 'league.mix={self: 1, rules: 1}'``). An unknown section or key,
-or a value of the wrong type, is an error that names it.
+a value of the wrong type, a number outside its key's range (:data:`RANGES`) or a YAML tag is an error
+of one line that names it; YAML is read with ``yaml.safe_load``, which builds plain data only.
 """
 
 from __future__ import annotations
 
 import contextlib
 import copy
+import os
+import re
+import reprlib
 from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from typing import Any
 
@@ -18,7 +22,7 @@ import yaml
 
 from euchre_env.agents.neural.network import PRECISIONS
 from euchre_env.agents.registry import check_spec
-from euchre_env.game.rules import Rules
+from euchre_env.game.rules import Rules, check_option_names
 from euchre_env.views.structured import OBSERVATIONS
 
 
@@ -27,7 +31,7 @@ class RunConfig:
     seed: int = 1
     total_decisions: int = 2_000_000  # learner decisions to train on (forced moves are not counted)
     max_minutes: float = 0.0  # stop earlier when training has taken this long (0: no limit)
-    torch_threads: int = 2
+    torch_threads: int = 2  # more than this process's cores is capped at the cores, with a warning
     checkpoint_every: int = 10  # updates between checkpoints (latest.pt)
     # Where self-play collects: "local" (this process) or "ray" (Ray actors, the section ray below).
     backend: str = "local"
@@ -138,6 +142,140 @@ class FinalEvalConfig:
     workers: int = 2
 
 
+@dataclass(frozen=True)
+class Range:
+    """The values a numeric config key allows: ``low`` to ``high``, both included (``above``: ``low`` itself
+    is not); ``integer``: whole numbers only; ``zero``: what 0 means where 0 is allowed."""
+
+    low: float
+    high: float | None  # None: no upper bound here (run.torch_threads is capped at the cores instead)
+    integer: bool = True
+    above: bool = False
+    zero: str = ""
+
+    def allows(self, value: Any) -> bool:
+        if isinstance(value, bool) or not isinstance(value, int if self.integer else (int, float)):
+            return False
+        # NaN fails every comparison, so it is refused with the rest
+        return (value > self.low if self.above else value >= self.low) and (self.high is None or value <= self.high)
+
+    def __str__(self) -> str:
+        kind = "an integer" if self.integer else "a number"
+        low = _number(self.low) + (f" ({self.zero})" if self.zero else "")
+        if self.high is None:
+            return f"{kind} of at least {low}"
+        if self.above:
+            return f"{kind} above {low} and at most {_number(self.high)}"
+        return f"{kind} from {low} to {_number(self.high)}"
+
+
+def _number(x: float) -> str:
+    return str(int(x)) if float(x).is_integer() else repr(x)
+
+
+SEED = Range(0, 2**32 - 1)  # 2**32 seeds, which every seeding API accepts; each gives its own deals and streams
+DEALS = Range(1, 10**6)  # duplicate deals of a match: a million is hours of play; its records are held in memory
+UPDATES = Range(1, 10**6)  # updates between two events: no run makes a million updates
+LEARNING_RATE = Range(0, 1, integer=False, above=True)  # 0 would learn nothing
+# Evaluation processes, each with torch and the agents loaded (about 280 MB): more than the cores only adds memory.
+WORKERS = Range(1, 256)
+# Rows of the rollout's arrays (the observation, the oracle's inputs, the mask, the solver's targets): about
+# 4.5 KB a decision (bid, structured observation, oracle critic), so a million decisions hold 4.5 GB before the
+# PPO epochs' copies. The behaviour cloning keeps its demonstrations the same way, all at once.
+DECISIONS = Range(1, 10**6)
+# A minibatch's activations: 65,536 rows of the widest network (8 layers of 2,048) take 4 GB.
+MINIBATCH = Range(1, 65536)
+
+# Every numeric key, checked whenever a config is loaded or overridden (docs/training.md lists them). For a list
+# or a mapping (model.hidden, league.mix, final_eval.opponents) the range holds for each of its values.
+RANGES: dict[str, Range] = {
+    "run.seed": SEED,
+    "run.total_decisions": Range(1, 10**12),  # years at the 16,000 decisions a second of a 2-core machine
+    "run.max_minutes": Range(0, 10**6, integer=False, zero="no limit"),  # about two years; .inf and .nan refused
+    # torch crashes (a segmentation fault) when asked for far more threads than there are cores, so the trainer
+    # caps this at the cores it may use and says so (threads_here): a config moves between machines unchanged.
+    "run.torch_threads": Range(1, None),
+    "run.checkpoint_every": UPDATES,
+    # Ray actors of one CPU each; more than the cluster has is refused when Ray starts (training/ray_collect.py).
+    "ray.rollout_workers": Range(1, 1024),
+    # Each game reserves its hand in progress in the rollout's arrays (56 rows in bid): 8,192 games, 2 GB.
+    "ppo.num_games": Range(1, 8192),
+    "ppo.rollout_decisions": DECISIONS,
+    "ppo.lr": LEARNING_RATE,
+    "ppo.critic_lr": Range(0, 1, integer=False, zero="the critic shares ppo.lr"),
+    "ppo.gamma": Range(0, 1, integer=False),
+    "ppo.gae_lambda": Range(0, 1, integer=False),
+    "ppo.epochs": Range(1, 100),
+    "ppo.minibatch_size": MINIBATCH,
+    "ppo.clip": Range(0, 1, integer=False, above=True),  # 0 would allow no change of the policy
+    "ppo.ent_coef": Range(0, 1, integer=False),
+    "ppo.vf_coef": Range(0, 10, integer=False),
+    "ppo.max_grad_norm": Range(0, 1000, integer=False, above=True),  # 0 would scale every gradient to zero
+    "ppo.target_kl": Range(0, 10, integer=False, zero="never stop early"),
+    "ppo.reward_scale": Range(0, 100, integer=False, above=True),  # 0 would make every reward zero
+    "ppo.solver_coef": Range(0, 10, integer=False, zero="no solver targets"),
+    "ppo.solver_fraction": Range(0, 1, integer=False, above=True),
+    "pretrain.decisions": DECISIONS,
+    "pretrain.epochs": Range(1, 100),
+    "pretrain.minibatch_size": MINIBATCH,
+    "pretrain.lr": LEARNING_RATE,
+    # Each layer's width; 8 such layers of 2,048 are 134 MB of weights a network, held by the actor, the critic,
+    # Adam's two moments of each and every league snapshot.
+    "model.hidden": Range(1, 2048),
+    "league.mix": Range(0, 10**6, integer=False),  # relative weights, drawn in proportion (their sum above 0)
+    "league.snapshot_every": UPDATES,
+    "league.max_snapshots": Range(1, 100),  # each a frozen actor in memory
+    "eval.every": Range(0, 10**6, zero="never"),
+    "eval.hands": DEALS,
+    "eval.seed": SEED,
+    "eval.workers": WORKERS,
+    "eval.select_last": Range(0, 100, zero="no selection"),  # each candidate is a checkpoint file until the end
+    "eval.select_hands": DEALS,
+    "eval.select_seed": SEED,
+    "final_eval.opponents": DEALS,
+    "final_eval.seed": SEED,
+    "final_eval.workers": WORKERS,
+}
+MAX_LAYERS = 8  # model.hidden: the hidden layers of each network
+
+
+def _shown(value: Any) -> str:
+    """``repr(value)`` cut short (a YAML alias can make a value whose full repr would never end)."""
+    short = reprlib.Repr()
+    short.maxstring = short.maxother = short.maxlong = 60
+    return short.repr(value)
+
+
+def _check_range(name: str, value: Any) -> None:
+    allowed = RANGES[name]
+    if isinstance(value, dict):
+        items = [(f"{name}[{k!r}]", v) for k, v in value.items()]
+    elif isinstance(value, list):
+        items = [(f"{name}[{i}]", v) for i, v in enumerate(value)]
+    else:
+        items = [(name, value)]
+    for where, v in items:
+        if not allowed.allows(v):
+            raise ValueError(f"config {where} must be {allowed}, got {_shown(v)}")
+
+
+def usable_cores() -> int:
+    """The CPUs this process may run on (a container's or ``taskset``'s share, where the system says)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS and Windows have no affinity call
+        return os.cpu_count() or 1
+
+
+def threads_here(requested: int) -> tuple[int, str]:
+    """The torch threads to use for ``run.torch_threads`` on this machine, and a warning where it was capped."""
+    cores = usable_cores()
+    if requested <= cores:
+        return requested, ""
+    return cores, (f"warning: run.torch_threads {requested} is more than the {cores} cores this process may use: "
+                   f"using {cores}")
+
+
 @dataclass
 class TrainConfig:
     run: RunConfig = field(default_factory=RunConfig)
@@ -161,63 +299,38 @@ class TrainConfig:
         return config
 
     def make_rules(self) -> Rules:
+        check_option_names(self.rules.options)  # before the call: a key that is no name (1: 2) is named too
         return Rules.preset(self.rules.preset, **self.rules.options)
 
     def validate(self) -> None:
+        for name in RANGES:
+            section, key = name.split(".")
+            _check_range(name, getattr(getattr(self, section), key))
+        if not 1 <= len(self.model.hidden) <= MAX_LAYERS:
+            raise ValueError(f"config model.hidden must list 1 to {MAX_LAYERS} layer widths, "
+                             f"got {_shown(self.model.hidden)}")
         self.make_rules()  # unknown preset or option: Rules says which
         p, lg = self.ppo, self.league
-        _positive("run.total_decisions", self.run.total_decisions)
-        _positive("run.torch_threads", self.run.torch_threads)
-        _positive("run.checkpoint_every", self.run.checkpoint_every)
-        _positive("ppo.num_games", p.num_games)
-        _positive("ppo.rollout_decisions", p.rollout_decisions)
-        _positive("ppo.minibatch_size", p.minibatch_size)
-        _positive("ppo.epochs", p.epochs)
-        _positive("ppo.lr", p.lr)
-        if not self.model.hidden or any(not isinstance(h, int) or h < 1 for h in self.model.hidden):
-            raise ValueError(f"config model.hidden must be a non-empty list of positive ints, got {self.model.hidden}")
         _choice("model.observation", self.model.observation, OBSERVATIONS)
         _choice("model.critic", self.model.critic, CRITICS)
         _choice("ppo.matmul_precision", p.matmul_precision, (*PRECISIONS, AUTO_PRECISION))
         _choice("run.backend", self.run.backend, BACKENDS)
-        _positive("ray.rollout_workers", self.ray.rollout_workers)
-        if not 0 <= p.gamma <= 1 or not 0 <= p.gae_lambda <= 1:
-            raise ValueError("config ppo.gamma and ppo.gae_lambda must lie in [0, 1]")
-        if not lg.mix or any(not isinstance(w, (int, float)) or w < 0 for w in lg.mix.values()):
-            raise ValueError(f"config league.mix must map opponents to non-negative weights, got {lg.mix}")
-        if sum(lg.mix.values()) <= 0:
-            raise ValueError("config league.mix: the weights sum to zero")
+        if not lg.mix or sum(lg.mix.values()) <= 0:
+            raise ValueError(f"config league.mix needs an opponent of weight above 0, got {_shown(lg.mix)}")
+        if self.eval.every and not self.eval.opponents:
+            raise ValueError("config eval.opponents is empty: periodic evaluations need an opponent "
+                             "(eval.every: 0 turns them off)")
         teacher = [self.pretrain.teacher] if self.pretrain.teacher else []
         for spec in [*lg.mix, *self.eval.opponents, *self.final_eval.opponents, *teacher]:
             if spec not in ("self", "past"):
                 check_spec(spec)  # a bad agent spec fails here, before training starts (nothing is built or loaded)
-        if self.pretrain.teacher:
-            _positive("pretrain.decisions", self.pretrain.decisions)
-            _positive("pretrain.epochs", self.pretrain.epochs)
-            _positive("pretrain.minibatch_size", self.pretrain.minibatch_size)
-            _positive("pretrain.lr", self.pretrain.lr)
-        _positive("league.snapshot_every", lg.snapshot_every)
-        _positive("league.max_snapshots", lg.max_snapshots)
         _choice("league.keep", lg.keep, LEAGUE_KEEP)
-        if p.solver_coef < 0 or not 0 < p.solver_fraction <= 1:
-            raise ValueError(f"config ppo.solver_coef must be 0 or more and ppo.solver_fraction in (0, 1], got "
-                             f"{p.solver_coef!r} and {p.solver_fraction!r}")
-        if p.critic_lr < 0:
-            raise ValueError(f"config ppo.critic_lr must be positive, or 0 to share ppo.lr, got {p.critic_lr!r}")
-        if self.eval.select_last < 0:
-            raise ValueError(f"config eval.select_last must be 0 (no selection) or more, got {self.eval.select_last}")
         if self.eval.select_last:
-            _positive("eval.select_hands", self.eval.select_hands)
             if not self.eval.every:
                 raise ValueError("config eval.select_last needs periodic evaluations (eval.every > 0)")
             if self.eval.select_seed in (self.eval.seed, self.final_eval.seed):
                 raise ValueError(f"config eval.select_seed must differ from eval.seed and final_eval.seed "
                                  f"(a selection on the deals it is measured on is biased), got {self.eval.select_seed}")
-
-
-def _positive(name: str, value: Any) -> None:
-    if value <= 0:
-        raise ValueError(f"config {name} must be positive, got {value!r}")
 
 
 def _choice(name: str, value: str, choices: tuple[str, ...]) -> None:
@@ -235,7 +348,7 @@ def with_defaults(data: dict[str, Any]) -> dict[str, Any]:
 
 def _merge(target: Any, data: Any, prefix: str) -> None:
     if not isinstance(data, dict):
-        raise ValueError(f"config {prefix.rstrip('.') or 'file'} must be a mapping, got {data!r}")
+        raise ValueError(f"config {prefix.rstrip('.') or 'file'} must be a mapping, got {_shown(data)}")
     known = {f.name: f for f in fields(target)}
     for key, value in data.items():
         name = f"{prefix}{key}"
@@ -257,14 +370,36 @@ def _checked(name: str, current: Any, value: Any) -> Any:
             with contextlib.suppress(ValueError):
                 value = float(value)
         ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-        value = float(value) if ok else value
+        if ok:
+            with contextlib.suppress(OverflowError):  # an int past any float stays one, for the range to refuse
+                value = float(value)
     elif isinstance(current, int):
         ok = isinstance(value, int) and not isinstance(value, bool)
     else:
         ok = isinstance(value, type(current))
     if not ok:
-        raise ValueError(f"config {name} must be of type {type(current).__name__}, got {value!r}")
+        raise ValueError(f"config {name} must be of type {type(current).__name__}, got {_shown(value)}")
     return copy.deepcopy(value)
+
+
+SECTIONS = tuple(f.name for f in fields(TrainConfig))
+
+
+def _yaml_problem(e: yaml.YAMLError, where: bool) -> str:
+    """A YAML error in one line (``where``: with its line). safe_load builds plain data only: a tag such as
+    ``!!python/object/apply:os.system`` is refused there, before anything is built, and named here as such."""
+    problem = getattr(e, "problem", None) or str(e)
+    tag = re.search(r"constructor for the tag '([^']*)'", problem)
+    if tag:
+        name = tag.group(1).replace("tag:yaml.org,2002:", "!!")
+        problem = (f"the YAML tag {_shown(name)} asks for a Python object; a config holds plain values (numbers, "
+                   "strings, lists, mappings): refused, nothing was run")
+    else:
+        problem = f"not valid YAML: {problem}"
+    mark = getattr(e, "problem_mark", None)
+    if where and mark is not None:
+        problem = f"line {mark.line + 1}: {problem}"
+    return " ".join(problem.split())
 
 
 def load_config(path: str | None = None, overrides: list[str] = ()) -> TrainConfig:
@@ -272,18 +407,23 @@ def load_config(path: str | None = None, overrides: list[str] = ()) -> TrainConf
 
     A run's own ``config.yaml`` (a resume) is read the same way: a key it lacks gets today's default.
     """
-    data: dict[str, Any] = {}
+    data: Any = {}
     if path is not None:
         try:
-            with open(path) as f:
-                data = yaml.safe_load(f) or {}
+            with open(path, "rb") as f:  # bytes: YAML finds the encoding, and a binary file is its one-line error
+                data = yaml.safe_load(f)
         except OSError as e:
             raise ValueError(f"cannot read config {path!r}: {e.strerror}") from None
         except yaml.YAMLError as e:
-            raise ValueError(f"config {path!r} is not valid YAML: {e}") from None
+            raise ValueError(f"config {path!r}: {_yaml_problem(e, True)}") from None
+        if data is None:  # an empty file: the defaults
+            data = {}
+        if not isinstance(data, dict):  # before the overrides, which are set into it
+            raise ValueError(f"config {path!r} must be a mapping of sections ({', '.join(SECTIONS)}), "
+                             f"got the {type(data).__name__} {_shown(data)}")
     for item in overrides:
         key, sep, text = item.partition("=")
-        if not sep or not key:
+        if not sep or not key.strip():
             raise ValueError(f"--set expects section.key=value, got {item!r}")
         *parents, leaf = key.strip().split(".")
         node = data
@@ -291,7 +431,10 @@ def load_config(path: str | None = None, overrides: list[str] = ()) -> TrainConf
             node = node.setdefault(part, {})
             if not isinstance(node, dict):
                 raise ValueError(f"--set {item!r}: {part!r} is not a section")
-        node[leaf] = yaml.safe_load(text)
+        try:
+            node[leaf] = yaml.safe_load(text)
+        except yaml.YAMLError as e:
+            raise ValueError(f"--set {item!r}: {_yaml_problem(e, False)}") from None
     return TrainConfig.from_dict(data)
 
 

@@ -66,6 +66,7 @@ from euchre_env.training.config import (
     RESUMABLE_CHANGES,
     TrainConfig,
     config_changes,
+    threads_here,
     with_defaults,
 )
 from euchre_env.training.imitation import clone
@@ -95,7 +96,10 @@ class Trainer:
         # tqdm.write prints above a progress bar instead of through it (and like print without one)
         self.log = log or (lambda text: tqdm.write(text, file=sys.stderr))
         self.rules = config.make_rules()
-        torch.set_num_threads(config.run.torch_threads)
+        threads, warning = threads_here(config.run.torch_threads)  # torch crashes when given far too many
+        if warning:
+            self.log(warning)
+        torch.set_num_threads(threads)
         keep_freed_memory()  # the PPO minibatches' activations without page faults (training/allocator.py)
         if config.ppo.matmul_precision == AUTO_PRECISION:  # before config.yaml is written: the run keeps the choice
             config.ppo.matmul_precision = fastest_precision()
@@ -183,7 +187,7 @@ class Trainer:
         self.log(f"resumed {self.run_dir} at update {self.update} ({self.decisions:,} decisions)")
 
     def _read_latest(self, path: str) -> dict[str, Any]:
-        """The checkpoint to resume from; a damaged one fails with what to do instead."""
+        """The checkpoint to resume from; one that cannot be used (damaged, foreign) fails with what to do instead."""
         try:
             return load_checkpoint(path)
         except (CheckpointError, OSError) as e:
@@ -191,7 +195,7 @@ class Trainer:
             best = os.path.join(self.ckpt_dir, "best.pt")
             instead = (f"copy {best!r} over it to resume from the update of the best evaluation, or "
                        if os.path.isfile(best) else "")
-            raise CheckpointError(f"cannot resume, the checkpoint is damaged: {what}; to continue, {instead}"
+            raise CheckpointError(f"cannot resume: {what}; to continue, {instead}"
                                   "start a new run with another --run-name") from None
 
     def _load_snapshot(self, name: str) -> PolicyNet:

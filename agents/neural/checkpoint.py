@@ -119,6 +119,29 @@ def _one_line(text: object, limit: int = 120) -> str:
     return line if len(line) <= limit else line[: limit - 3] + "..."
 
 
+def _refused(path: str, error: str) -> str:
+    """The line for what ``torch.load(weights_only=True)`` refused in ``path`` (its UnpicklingError says),
+    or "" when the error is not a refusal.
+
+    The weights-only unpickler stops at the instruction it refuses, before anything is called. A global (a
+    function or class) it names as "GLOBAL eval was not an allowed global", or, in torch 2.13's words for the
+    modules it never allows (os, sys), "unsupported GLOBAL posix.system whose module posix is blocked": both
+    read "GLOBAL <name>". A pickle protocol above torch's 2 it refuses at its first instruction ("Unsupported
+    operand 149"), before any global is read.
+    """
+    glob = re.search(r"\bGLOBAL (\S+)", error)
+    if glob:
+        name = _one_line(glob.group(1).rstrip("."), 60)
+        return (f"{path!r} is a file holding more than plain data: it refers to code (the global {name!r}), which "
+                "a checkpoint never holds; refused, nothing was run")
+    opcode = re.search(r"Unsupported operand (\d+)", error)
+    if opcode:
+        return (f"{path!r} is not a readable checkpoint: its pickle has an instruction that "
+                f"torch.load(weights_only=True) refuses (opcode {opcode.group(1)}: damaged, or saved with a pickle "
+                "protocol above 2); nothing was run")
+    return ""
+
+
 def _read(path: str) -> Any:
     """``torch.load`` of ``path`` with every way of failing turned into one CheckpointError line."""
     if os.path.isdir(path):
@@ -141,14 +164,7 @@ def _read(path: str) -> Any:
     except PermissionError as e:
         raise CheckpointError(f"cannot read checkpoint {path!r}: {e.strerror}") from None
     except pickle.UnpicklingError as e:
-        # weights-only loading names the first class it refused; any other unpickling error is damage
-        refused = re.search(r"GLOBAL (\S+) was not an allowed global", str(e))
-        if refused:
-            raise CheckpointError(
-                f"{path!r} is not a readable checkpoint: holding more than plain data (a pickled "
-                f"{_one_line(refused.group(1), 60)}), which torch.load(weights_only=True) refuses"
-            ) from None
-        raise CheckpointError(damaged) from None
+        raise CheckpointError(_refused(path, str(e)) or damaged) from None
     except Exception:  # torch's zip and pickle readers raise many kinds for a damaged file; all mean this
         raise CheckpointError(damaged) from None
 

@@ -161,7 +161,47 @@ def test_a_torch_file_of_a_foreign_dict(tmp_path):
 def test_a_torch_file_holding_objects(tmp_path):
     path = tmp_path / "code.pt"
     torch.save({"format": "euchre-env-checkpoint", "payload": KNOCK}, path)  # a pickled object
-    refused(path, "holding more than plain data (a pickled euchre_env.game.rules.Rules)")
+    refused(path, f"{str(path)!r} is a file holding more than plain data: it refers to code (the global "
+                  "'euchre_env.game.rules.Rules'), which a checkpoint never holds; refused, nothing was run")
+
+
+class _Calls:
+    """Pickles as a call of ``function(*args)``: what a malicious checkpoint holds, run by an unsafe load."""
+
+    def __init__(self, function, *args) -> None:
+        self.function, self.args = function, args
+
+    def __reduce__(self):
+        return self.function, self.args
+
+
+@pytest.mark.parametrize("blocked", [True, False])
+def test_a_checkpoint_that_would_run_code_is_refused_before_running_it(tmp_path, blocked):
+    """torch words the two refusals differently: a global of a module it never allows (os: "whose module posix
+    is blocked", torch 2.13) and any other global ("was not an allowed global"). Both are named as code; the
+    call in the file never happens, and the words are not those of a damaged file."""
+    import io
+
+    made = tmp_path / "made_by_the_file"
+    # os.mkdir pickles as posix.mkdir (nt.mkdir on Windows); io.open as _io.open, opening the file to write
+    call = _Calls(os.mkdir, str(made)) if blocked else _Calls(io.open, str(made), "w")
+    name = f"{call.function.__module__}.{call.function.__name__}"
+    path = tmp_path / "evil.pt"
+    torch.save({"format": "euchre-env-checkpoint", "version": 2, "actor": call}, path)
+    message = refused(path, f"{str(path)!r} is a file holding more than plain data: it refers to code (the global "
+                            f"{name!r}), which a checkpoint never holds; refused, nothing was run")
+    assert "damaged" not in message
+    assert not made.exists()
+
+
+def test_a_pickle_protocol_torch_refuses_is_named(tmp_path):
+    """Protocol 4 opens with an instruction (FRAME, opcode 149) that the weights-only reader refuses."""
+    path = tmp_path / "protocol4.pt"
+    torch.save({"format": "euchre-env-checkpoint"}, path, pickle_protocol=4)
+    message = refused(path, f"{str(path)!r} is not a readable checkpoint: its pickle has an instruction that "
+                            "torch.load(weights_only=True) refuses (opcode 149: damaged, or saved with a pickle "
+                            "protocol above 2); nothing was run")
+    assert "not a PyTorch file" not in message
 
 
 def _tampered(good: str, tmp_path, **changes) -> str:

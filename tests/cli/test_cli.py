@@ -121,6 +121,55 @@ def test_no_command_prints_the_overview_then_one_error_line(capsys):
                          "(see euchre COMMAND --help)")
 
 
+@pytest.mark.parametrize("command", list(cli.COMMANDS))
+def test_a_commands_usage_line_names_the_command(command, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main([command, "--help"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out.startswith(f"usage: euchre {command} [-h]")
+
+
+@pytest.mark.parametrize(("argv", "line"), [
+    (["eval", "random"], "euchre: error: the following arguments are required: B; see euchre eval --help"),
+    (["play", "--seat", "9"], "euchre: error: argument --seat: invalid choice: 9 (choose from 0, 1, 2, 3); "
+                              "see euchre play --help"),
+    (["train", "--progress=no"], "euchre: error: argument --progress/--no-progress: ignored explicit argument 'no'; "
+                                 "see euchre train --help"),
+])
+def test_an_argument_error_of_a_command_is_one_line_that_names_its_help(argv, line, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    captured = capsys.readouterr()
+    assert captured.err == line + "\n" and captured.out == ""
+
+
+@pytest.mark.parametrize(("config", "overrides", "fragment"), [
+    ("- ppo\n- run\n", ["ppo.lr=1e-3"], "must be a mapping of sections (run, rules, model, ppo, pretrain, league, "
+                                        "eval, final_eval, ray), got the list ['ppo', 'run']"),
+    (None, ["ppo.lr=!!python/object:os.system ls"], "--set 'ppo.lr=!!python/object:os.system ls': the YAML tag "
+                                                    "'!!python/object:os.system' asks for a Python object"),
+    (None, ["ppo.lr"], "--set expects section.key=value, got 'ppo.lr'"),
+    (None, ["ppo.epochs=2.5"], "config ppo.epochs must be of type int, got 2.5"),
+    (None, ["ppo.num_games=1000000000000"], "config ppo.num_games must be an integer from 1 to 8192, got "
+                                            "1000000000000"),
+    (None, ["run.max_minutes=-5"], "config run.max_minutes must be a number from 0 (no limit) to 1000000, got -5.0"),
+])
+def test_a_bad_train_config_is_one_line_with_status_2(tmp_path, capsys, config, overrides, fragment):
+    pytest.importorskip("torch", reason="the trainer needs the train extra (torch)")
+    argv = ["train", "--runs-dir", str(tmp_path / "runs"), "--no-progress", "--set", *overrides]
+    if config is not None:
+        (tmp_path / "config.yaml").write_text(config)
+        argv += ["--config", str(tmp_path / "config.yaml")]
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    captured = capsys.readouterr()
+    assert captured.err.startswith("euchre: error: ") and captured.err.count("\n") == 1, captured.err
+    assert fragment in captured.err and captured.out == ""
+    assert not (tmp_path / "runs").exists()  # refused before anything was made
+
+
 # ------------------------------------------------------------------------------ Ctrl-C
 def _sigint_after_interrupting_myself():
     os.kill(os.getpid(), signal.SIGINT)  # a worker that does not ignore SIGINT dies here
@@ -188,7 +237,7 @@ def test_resume_of_a_truncated_checkpoint_is_one_line(tmp_path, capsys):
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err
-    assert "cannot resume, the checkpoint is damaged" in err and "latest.pt" in err
+    assert "cannot resume: " in err and "latest.pt' is not a readable checkpoint: not a PyTorch file" in err
     assert "start a new run with another --run-name" in err
 
 

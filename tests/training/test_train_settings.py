@@ -20,8 +20,6 @@ from euchre_env.training.train import Trainer  # noqa: E402
 torch.set_num_threads(1)
 
 
-
-
 def test_the_critic_learns_at_its_own_rate(tmp_path):
     """With ppo.critic_lr the actor and the critic are two optimizer groups: an actor rate of 1e-12 leaves
     the policy where it was while the critic moves."""
@@ -41,7 +39,8 @@ def test_annealing_lowers_both_rates_and_one_group_without_critic_lr(tmp_path):
     assert [g["lr"] for g in trainer.optimizer.param_groups] == [5e-4, 2e-3]
     shared = Trainer(tiny("ppo.lr=1e-3"), str(tmp_path / "one"), log=QUIET)
     assert len(shared.optimizer.param_groups) == 1
-    with pytest.raises(ValueError, match=re.escape("config ppo.critic_lr must be positive, or 0 to share ppo.lr")):
+    with pytest.raises(ValueError, match=re.escape("config ppo.critic_lr must be a number from 0 (the critic shares "
+                                                   "ppo.lr) to 1, got -1.0")):
         tiny("ppo.critic_lr=-1")
 
 
@@ -84,7 +83,8 @@ def test_selection_is_checked_before_training():
         tiny("eval.select_last=2", "eval.select_seed=12345")
     with pytest.raises(ValueError, match=re.escape("config eval.select_last needs periodic evaluations")):
         tiny("eval.select_last=2", "eval.every=0")
-    with pytest.raises(ValueError, match=re.escape("config eval.select_last must be 0 (no selection) or more")):
+    with pytest.raises(ValueError, match=re.escape("config eval.select_last must be an integer from 0 (no selection) "
+                                                   "to 100, got -1")):
         tiny("eval.select_last=-1")
 
 
@@ -115,3 +115,23 @@ def test_auto_matmul_precision_is_resolved_once_and_kept_in_the_run(tmp_path, mo
         assert yaml.safe_load(f)["ppo"]["matmul_precision"] == "bfloat16"  # a resume uses what was chosen
     trainer.train(stop_at_update=1)
     assert trainer.update == 1
+
+
+def test_torch_threads_beyond_the_cores_are_capped_with_a_warning(tmp_path):
+    """torch.set_num_threads(100000) kills the process (a segmentation fault): the trainer asks for the cores it
+    may use and says so in one line; the config keeps what was asked, so the run resumes on any machine."""
+    from euchre_env.training.config import usable_cores
+
+    cores = usable_cores()
+    said: list[str] = []
+    try:
+        trainer = Trainer(tiny("run.torch_threads=100000"), str(tmp_path / "run"), log=said.append)
+        assert torch.get_num_threads() == cores
+    finally:
+        torch.set_num_threads(1)
+    assert said[0] == (f"warning: run.torch_threads 100000 is more than the {cores} cores this process may use: "
+                       f"using {cores}")
+    assert trainer.config.run.torch_threads == 100000
+    said.clear()
+    Trainer(tiny("run.torch_threads=1"), str(tmp_path / "one"), log=said.append)
+    assert torch.get_num_threads() == 1 and not any("torch_threads" in line for line in said)
