@@ -11,14 +11,15 @@ An agent sees what its seat may see and nothing else:
 only on the seed and the deal, never on which worker played what before.
 
 An agent that can also decide for many games of a :class:`~euchre_env.envs.vector.VectorEuchre` at once
-says so with ``batch_twin(rules)``, which returns its compiled twin, a :class:`BatchPolicy` class made with
-the vector env, or None where it has none for those rules. The trainer's self-play and the evaluation find
-an agent's twin through :func:`batch_twin`, never by its type.
+says so with ``batch_twin(rules)``, which returns its compiled twin, a :class:`BatchTwin` (called with the
+vector env, it gives the :class:`BatchPolicy`), or None where it has none for those rules: the rule-based
+agent's kernels, uniform random play, a network's batched forward pass. Self-play, the evaluation and
+``SingleSeatVectorEnv`` find an agent's twin through :func:`batch_twin`, never by its type.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -39,15 +40,7 @@ class Agent(Protocol):
 
 
 class BatchPolicy(Protocol):
-    """An agent's decisions for the seat to act in many games of one ``VectorEuchre`` at once.
-
-    ``deterministic`` (a class attribute): the choice depends on the game alone (no random draw), so a seeded
-    evaluation may batch it and get the records the agent itself would give.
-    """
-
-    deterministic: ClassVar[bool]
-
-    def __init__(self, venv: VectorEuchre) -> None: ...
+    """An agent's decisions for the seat to act in many games of one ``VectorEuchre`` at once."""
 
     def actions(self, games: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """One action id per game of ``games`` (indices into the vector env), in the env's action frame (what
@@ -56,7 +49,19 @@ class BatchPolicy(Protocol):
         ...
 
 
-def batch_twin(agent: Any, rules: Rules) -> type[BatchPolicy] | None:
+class BatchTwin(Protocol):
+    """What ``batch_twin(rules)`` returns: a class or a factory object.
+
+    ``deterministic``: the choice depends on the game alone (no random draw), so a seeded evaluation may batch
+    it and get the records the agent itself would give.
+    """
+
+    deterministic: bool
+
+    def __call__(self, venv: VectorEuchre) -> BatchPolicy: ...
+
+
+def batch_twin(agent: Any, rules: Rules) -> BatchTwin | None:
     """``agent``'s compiled twin under ``rules`` (make it with the vector env), or None where the agent decides
     one game at a time."""
     twin = getattr(agent, "batch_twin", None)

@@ -23,10 +23,11 @@ from euchre_env.game.errors import IllegalActionError
 from euchre_env.game.rules import PRESETS, Rules
 
 __all__ = ["PRESETS", "ActionTable", "GameState", "IllegalActionError", "Phase", "Rules", "SingleSeatEnv",
-           "VectorEuchre", "env", "raw_env"]
+           "SingleSeatVectorEnv", "VectorEuchre", "env", "raw_env"]
 __version__ = "0.2.0"
 
-_LAZY = {"SingleSeatEnv": "euchre_env.envs.single_seat", "VectorEuchre": "euchre_env.envs.vector"}
+_LAZY = {"SingleSeatEnv": "euchre_env.envs.single_seat", "VectorEuchre": "euchre_env.envs.vector",
+         "SingleSeatVectorEnv": "euchre_env.envs.single_seat_vector"}
 
 
 def __getattr__(name: str) -> Any:

@@ -168,3 +168,60 @@ class NeuralAgent:
     def check_rules(self, rules: Rules) -> None:
         """Raise a CheckpointError unless the network was trained for ``rules``."""
         check_rules(self.source, self.rules, rules)
+
+    def batch_twin(self, rules: Rules) -> NetworkTwin:
+        """This network deciding for many games of a ``VectorEuchre`` at once
+        (:class:`~euchre_env.agents.base.BatchPolicy`); a CheckpointError if it was trained for other rules."""
+        self.check_rules(rules)
+        return NetworkTwin(self)
+
+
+class NetworkTwin:
+    """Makes a :class:`NetworkPolicy` of an agent for a vector env; deterministic when the agent is greedy."""
+
+    def __init__(self, agent: NeuralAgent) -> None:
+        self.agent = agent
+        self.deterministic = agent.greedy
+
+    def __call__(self, venv: Any) -> NetworkPolicy:
+        return NetworkPolicy(self.agent, venv)
+
+
+class NetworkPolicy:
+    """A network's decisions for the seat to act in many games at once: each seat encoded from the engine's arrays
+    by the compiled observer of the network's own observation (whatever the env's), one forward pass for all.
+
+    The same input as :meth:`NeuralAgent.act` builds from the seat's ``InfoState`` (the compiled encoders are
+    proven equal to the observers), so the same greedy choice; sampled, it draws with the caller's stream."""
+
+    def __init__(self, agent: NeuralAgent, venv: Any) -> None:
+        from euchre_env.compiled import kernels as K  # Numba: on first use
+        from euchre_env.compiled.tables import kernel_tables
+
+        self._K, self.agent, self.venv = K, agent, venv
+        self.deterministic = agent.greedy
+        self._tables = t = kernel_tables(venv.rules, agent.observation)
+        n = venv.num_envs
+        self._st = np.zeros((n, K.NF), np.int32)  # the observer writes each game's frame: it runs on a copy
+        self._obs = np.zeros((n, agent.observer.size), np.float32)
+        self._mask = np.zeros((n, agent.model.num_actions), np.bool_)
+        self._raw = np.zeros((n, t.raw_size + agent.model.num_actions), np.float32)
+
+    def actions(self, games: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        st, hands, dealt, tc, ts, calls = self.venv.state_arrays()
+        np.copyto(self._st, st)
+        t = self._tables
+        self._K.observe_games_serial(self._st, hands, dealt, tc, ts, calls, games, self._obs, self._mask, self._raw,
+                                     t.opt, t.tab, t.akind, t.aarg, t.eff, t.power, t.rank, t.off, t.leader_at,
+                                     t.card_at, t.rnd_off, t.rnd_width, t.col, t.perms, t.cands, t.ncands, t.to_abs,
+                                     t.structured, True)
+        with torch.no_grad():
+            logits = self.agent.model.masked_logits(torch.from_numpy(self._obs[games]),
+                                                    torch.from_numpy(self._mask[games]))
+            if self.agent.greedy:
+                ids = logits.argmax(-1).numpy()
+            else:
+                generator = torch.Generator().manual_seed(int(rng.integers(2**62)))
+                ids = torch.multinomial(torch.softmax(logits, -1), 1, generator=generator)[:, 0].numpy()
+        absolute = t.to_abs[self._st[games, self._K.FRAME], ids]
+        return self.venv.to_canonical_batch(games, absolute)

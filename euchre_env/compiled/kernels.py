@@ -704,6 +704,27 @@ def _step_all(st, hands, dealt, tc, ts, calls, actions, ended, obs, mask, raw, o
                     cands, ncands, to_abs, structured, with_obs)
 
 
+def _step_games(st, hands, dealt, tc, ts, calls, games, actions, ended, observe, identity, obs, mask, raw, opt, tab,
+                akind, aarg, aalone, eff, power, rank, rnd, off, leader_at, card_at, rnd_off, rnd_width, col, perms,
+                cands, ncands, to_abs, structured, with_obs):
+    """:func:`_step_all` for the games ``games`` alone (``actions[i]`` for ``games[i]``; ``ended[i]``), and a game
+    that goes on is observed only for a seat that ``observe[g, seat]`` marks: any other seat to act gets its
+    legal mask in absolute ids and the frame ``identity`` (whose ids are the absolute ones), not encoded."""
+    for i in prange(games.shape[0]):
+        g = games[i]
+        a = to_abs[st[g, FRAME], actions[i]]
+        ended[i] = apply(st, hands, dealt, tc, ts, calls, g, a, opt, tab, akind, aarg, aalone, eff, power, rank, rnd)
+        if ended[i]:
+            continue
+        if observe[g, st[g, CUR]]:
+            _decide(st, hands, dealt, tc, ts, calls, g, obs[g], mask[g], raw[g, :off[B_SIZE]], raw[g, off[B_SIZE]:],
+                    opt, tab, akind, aarg, eff, power, rank, off, leader_at, card_at, rnd_off, rnd_width, col, perms,
+                    cands, ncands, to_abs, structured, with_obs)
+        else:
+            legal_mask(st, hands, dealt, tc, g, opt, tab, akind, aarg, eff, power, rank, mask[g])
+            st[g, FRAME] = identity
+
+
 @njit(cache=True)
 def first_illegal(mask, actions):
     """Index of the first game whose action is not legal in its mask (-1: all legal)."""
@@ -860,6 +881,7 @@ def _end_hands(st, hands, dealt, tc, ts, calls, games, u, pack, order, deal, epi
 # already busy (a trainer's learner): a parallel region waits for its slowest thread, and its idle threads spin.
 observe_games, observe_games_serial = two_builds(_observe_games, allocates=False)
 step_all, step_all_serial = two_builds(_step_all, allocates=False)
+step_games, step_games_serial = two_builds(_step_games, allocates=False)
 start_hands, start_hands_serial = two_builds(_start_hands, allocates=False)
 end_hands, end_hands_serial = two_builds(_end_hands, allocates=False)
 random_actions, random_actions_serial = two_builds(_random_actions, allocates=False)

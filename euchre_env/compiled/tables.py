@@ -161,6 +161,7 @@ class KernelTables:
             self.cands[ref + 1, :len(frames)] = frames
             self.ncands[ref + 1] = len(frames)
         self.to_abs = np.arange(len(table), dtype=np.int64)[None, :]
+        self.identity_frame = 0  # the frame whose ids are the absolute ones (see kernel_tables)
 
 
 def kernel_tables(rules: Rules, observation: str) -> KernelTables:
@@ -172,7 +173,11 @@ def kernel_tables(rules: Rules, observation: str) -> KernelTables:
     if observation == "structured":
         frames = suit_frames(rules)
         t.structured = True
-        t.to_abs = np.stack([f.action_to_absolute for f in frames]).astype(np.int64)
-        t.to_canonical = np.stack([f.action_to_canonical for f in frames]).astype(np.int64)
-        t.card_to_canonical = np.stack([f.card_to_canonical for f in frames]).astype(np.int64)
+        # The 8 frames, then the identity: the "frame" of a decision taken in absolute ids (an opponent of
+        # SingleSeatVectorEnv, whose decisions nobody encodes), so that every id maps through one table.
+        t.identity_frame = len(frames)
+        identity = np.arange(len(t.akind), dtype=np.int64)
+        t.to_abs = np.stack([*(f.action_to_absolute for f in frames), identity]).astype(np.int64)
+        t.to_canonical = np.stack([*(f.action_to_canonical for f in frames), identity]).astype(np.int64)
+        t.card_to_canonical = np.stack([*(f.card_to_canonical for f in frames), np.arange(n)]).astype(np.int64)
     return t

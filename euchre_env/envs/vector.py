@@ -93,6 +93,7 @@ class VectorEuchre:
         serial = threads == 1
         self._observe_games = K.observe_games_serial if serial else K.observe_games
         self._step_all = K.step_all_serial if serial else K.step_all
+        self._step_games = K.step_games_serial if serial else K.step_games
         self._start_hands = K.start_hands_serial if serial else K.start_hands
         self._end_hands_kernel = K.end_hands_serial if serial else K.end_hands
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
@@ -171,11 +172,17 @@ class VectorEuchre:
                            t.rank, t.rnd, t.off, t.leader_at, t.card_at, t.rnd_off, t.rnd_width, t.col, t.perms,
                            t.cands, t.ncands, t.to_abs, t.structured, self.observation != "none")
         self._stepped = True
+        return self._after_step(np.flatnonzero(ended))
+
+    def _after_step(self, finished: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                                          dict]:
+        """What a step returns once the games ``finished`` (int64, ascending) ended their hands at it."""
         rewards = np.zeros((self.num_envs, NUM_SEATS), np.float32)
         done = np.zeros(self.num_envs, np.bool_)
         truncated = np.zeros(self.num_envs, np.bool_)
-        info: dict[str, Any] = {"hand_over": ended, "truncated": truncated}
-        finished = np.flatnonzero(ended)
+        hand_over = np.zeros(self.num_envs, np.bool_)
+        hand_over[finished] = True
+        info: dict[str, Any] = {"hand_over": hand_over, "truncated": truncated}
         if finished.size:
             self._end_hands(finished, rewards, done, truncated, info)
         else:
@@ -197,6 +204,54 @@ class VectorEuchre:
         pick = K.random_actions_serial if self.threads == 1 else K.random_actions
         pick(self._mask, (self._rng if rng is None else rng).random(self.num_envs), out)
         return out
+
+    def step_games(self, games: Any, actions: Any, observe: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
+        """:meth:`step` for the games ``games`` alone (ascending indices; ``actions[i]`` for ``games[i]``), for a
+        driver that routes the seats itself (:class:`~euchre_env.envs.single_seat_vector.SingleSeatVectorEnv`).
+
+        After the step a game is observed only if ``observe[g, seat]`` (``bool [num_envs, 4]``) marks its seat to
+        act; any other seat's ``mask`` row is its legal actions in absolute ids (``info_frames()`` and the
+        conversions then use the identity frame) and its ``obs`` row is left as it was. What comes back is
+        :meth:`step`'s, over every game (zeros, ``False`` and no hand result for the games not stepped)."""
+        if not self._started:
+            raise ValueError("step_games() before reset()")
+        games = np.asarray(games)
+        if games.ndim != 1 or not np.issubdtype(games.dtype, np.integer) or games.dtype == np.bool_:
+            raise ValueError(f"games must be a 1-d array of game indices, got shape {games.shape} of {games.dtype}")
+        games = games.astype(np.int64, copy=False)
+        if games.size and (games.min() < 0 or games.max() >= self.num_envs
+                           or (games.size > 1 and not (np.diff(games) > 0).all())):
+            raise ValueError(f"games must be ascending distinct indices in 0..{self.num_envs - 1}")
+        a = np.asarray(actions)
+        if a.shape != games.shape or not (np.issubdtype(a.dtype, np.integer) and a.dtype != np.bool_):
+            raise ValueError(f"actions must be {games.size} integer action ids (one per game stepped), got an array "
+                             f"of shape {a.shape} and dtype {a.dtype}")
+        a = a.astype(np.int64, copy=False)
+        i = K.first_illegal(self._mask[games], a)
+        if i >= 0:
+            self._raise_illegal(int(games[i]), int(a[i]))
+        self._set_threads()
+        ended = np.zeros(games.size, np.bool_)
+        t = self._tables
+        self._step_games(self._st, self._hands, self._dealt, self._tc, self._ts, self._calls, games, a, ended,
+                         observe, t.identity_frame, self._obs, self._mask, self._raw, t.opt, t.tab, t.akind, t.aarg,
+                         t.aalone, t.eff, t.power, t.rank, t.rnd, t.off, t.leader_at, t.card_at, t.rnd_off,
+                         t.rnd_width, t.col, t.perms, t.cands, t.ncands, t.to_abs, t.structured,
+                         self.observation != "none")
+        return self._after_step(games[ended])
+
+    def seats(self) -> np.ndarray:
+        """``int64 [num_envs]``: the seat to act in each game."""
+        return self._st[:, K.CUR].astype(np.int64)
+
+    def masks(self) -> np.ndarray:
+        """The masks of the last step (the env's own buffer: read it, do not keep it)."""
+        return self._mask
+
+    def observations(self) -> np.ndarray:
+        """The observations of the last step (the env's own buffer: read it, do not keep it)."""
+        return self._obs
 
     def current_deal(self, g: int) -> dict[str, Any]:
         """The deal of game ``g``'s current hand, as the env's ``options["deal"]`` takes it."""
@@ -242,7 +297,7 @@ class VectorEuchre:
         if self.observation != "structured":
             return [SUITS] * self.num_envs
         frames = suit_frames(self.rules)
-        return [frames[f].suit_order for f in self._st[:, K.FRAME]]
+        return [frames[f].suit_order if f < len(frames) else SUITS for f in self._st[:, K.FRAME]]  # identity: SUITS
 
     def scores(self) -> np.ndarray:
         """``int [num_envs, 2]``: each game's score (team 0, team 1)."""
@@ -278,14 +333,18 @@ class VectorEuchre:
         a = a.astype(np.int64, copy=False)
         g = K.first_illegal(self._mask, a)
         if g >= 0:
-            legal = np.flatnonzero(self._mask[g]).tolist()
-            frame = f" (canonical frame {self.info_frames()[g]})" if self.observation == "structured" else ""
-            what = (f"{self.table.describe(int(self._tables.to_abs[self._st[g, K.FRAME], a[g]]))}"
-                    if 0 <= a[g] < self.num_actions else f"{int(a[g])}, out of range 0..{self.num_actions - 1}")
-            seat, phase = int(self._st[g, K.CUR]), Phase(int(self._st[g, K.PH])).name
-            raise IllegalActionError(f"illegal action in game {g}: {what}{frame} for seat {seat} in phase {phase}; "
-                                     f"legal ids: {legal}; no game was changed")
+            self._raise_illegal(g, int(a[g]))
         return a
+
+    def _raise_illegal(self, g: int, action: int) -> None:
+        legal = np.flatnonzero(self._mask[g]).tolist()
+        framed = self.observation == "structured" and self._st[g, K.FRAME] != self._tables.identity_frame
+        frame = f" (canonical frame {self.info_frames()[g]})" if framed else ""
+        what = (f"{self.table.describe(int(self._tables.to_abs[self._st[g, K.FRAME], action]))}"
+                if 0 <= action < self.num_actions else f"{action}, out of range 0..{self.num_actions - 1}")
+        seat, phase = int(self._st[g, K.CUR]), Phase(int(self._st[g, K.PH])).name
+        raise IllegalActionError(f"illegal action in game {g}: {what}{frame} for seat {seat} in phase {phase}; "
+                                 f"legal ids: {legal}; no game was changed")
 
     # ------------------------------------------------------------------ internals
     def _out(self, array: np.ndarray) -> np.ndarray:

@@ -1,0 +1,278 @@
+"""``SingleSeatVectorEnv``: a single-agent learner in thousands of games at once, as a Gymnasium ``VectorEnv``.
+
+    from euchre_env import SingleSeatVectorEnv
+    envs = SingleSeatVectorEnv("knock", num_envs=4096, opponents="rules", observation="structured", seed=0)
+    obs, infos = envs.reset()
+    while training:
+        actions = policy(obs, infos["action_mask"])           # one id per game, the learner's decision
+        obs, rewards, terminated, truncated, infos = envs.step(actions)
+
+Each game is :class:`~euchre_env.envs.single_seat.SingleSeatEnv`'s game: the learner holds one seat
+(``learner="seat"``, the seat ``seat``, 0 by default) or both seats of that seat's team (``learner="team"``);
+the other seats (the partner too, in seat mode) are played by the opponents inside ``step``, on the compiled
+engine of :class:`~euchre_env.envs.vector.VectorEuchre`, so every game returned waits on a learner decision.
+The differential test (tests/differential/test_single_seat_vector_differential.py) plays the same deals and
+actions through both envs and compares every observation, mask, reward and episode end.
+
+- ``opponents``: an agent spec (``"random"``, ``"rules"``, a checkpoint ``"path.pt"``), an agent object, or a
+  mix across games: a list of specs (equal shares) or a dict ``spec -> weight``; the games are shared out in
+  proportion (game ``g`` keeps its opponent; ``opponent_of(g)`` names it). Every opponent must have a compiled
+  twin (the agent protocol's ``batch_twin``): the rule-based agent's kernels, uniform random play over the
+  legal actions (drawn from this env's generator), or a network (one forward pass per step for all the games
+  waiting on it; a ``NeuralAgent`` of a live network serves self-play snapshots). PIMC has none: use
+  ``SingleSeatEnv``.
+- Spaces: ``single_observation_space`` is the ``observation`` option's ``Box`` (``"absolute"`` or
+  ``"structured"``, as the AEC env shows it), ``single_action_space`` ``Discrete(num_actions)``; batched,
+  ``observation_space`` and ``action_space`` (``MultiDiscrete``). With ``"structured"`` the masks and the ids
+  ``step`` takes are in the canonical frame of the learner's seat, as in ``SingleSeatEnv``.
+- ``infos`` (arrays over the games): ``"action_mask"`` (``bool [num_envs, num_actions]``, the same as
+  :meth:`action_masks`), ``"seat"`` (the learner seat to act), and where an episode ended at this step
+  ``"final_obs"`` (``float32 [num_envs, obs_size]``, the learner seat's last observation) with its mask
+  ``"_final_obs"``.
+- Episodes (``episode="hand"``, the default, or ``"game"``), ``reward`` (``"points"`` or ``"win"``) and
+  ``max_hands`` are ``SingleSeatEnv``'s; so is the reward of a hand that ends while only opponents act (the
+  learner's next step gets it), and so is the rule that an episode in which the learner gets no decision is
+  dealt again, not returned. ``metadata["autoreset_mode"]`` is ``SAME_STEP``: a game whose episode ended is
+  dealt anew in the same step, ``obs`` holds the new episode's first decision and ``infos["final_obs"]`` the
+  old one's end.
+- ``reset(seed=..., options={"deals": [deal, ...]})``: one scripted deal per game (the env's deal format). A
+  scripted deal in which the learner gets no decision is an error (``reset`` again).
+- Bad input is one line and changes no game: actions of the wrong shape or dtype, an illegal action (named
+  with its game), ``num_envs < 1``, an unknown opponent or one with no compiled twin.
+- ``SingleSeatEnv``'s ``max_steps`` and starting ``scores``, and its ``illegal_action="penalize"`` mode, are not
+  offered: every action here must be legal (the mask says which).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
+
+from euchre_env.envs.agent_specs import make_agent_from_spec
+from euchre_env.envs.episodes import AUTO, check_reset_options
+from euchre_env.envs.vector import VectorEuchre
+from euchre_env.game.errors import check_choice
+from euchre_env.game.rules import resolve_rules
+from euchre_env.game.seats import NUM_SEATS, team_of, team_seats
+from euchre_env.views.structured import OBSERVATIONS
+
+LEARNERS = ("seat", "team")
+RESET_OPTIONS = ("deals",)
+
+
+class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
+    """A learner seat (or team) in ``num_envs`` games against compiled opponents; see the module docstring."""
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(
+        self,
+        rules: Any = "knock",
+        num_envs: int = 1,
+        learner: str = "seat",
+        opponents: Any = "random",
+        seat: int = 0,
+        observation: str = "absolute",
+        episode: str = "hand",
+        reward: str = "points",
+        max_hands: int | str | None = AUTO,
+        seed: int | None = None,
+        threads: int | None = 1,
+        copy: bool = True,
+        **options: Any,
+    ) -> None:
+        self.rules = resolve_rules(rules, options)
+        check_choice("learner", learner, LEARNERS)
+        check_choice("observation", observation, OBSERVATIONS)
+        if isinstance(seat, bool) or seat not in range(NUM_SEATS):
+            raise ValueError(f"'seat' must be a seat 0..{NUM_SEATS - 1}, got {seat!r}")
+        self.learner = learner
+        self.learner_seats = (seat,) if learner == "seat" else team_seats(team_of(seat))
+        self.venv = VectorEuchre(self.rules, num_envs, seed=seed, observation=observation, episode=episode,
+                                 reward=reward, max_hands=max_hands, copy=False, threads=threads)
+        self.num_envs = self.venv.num_envs
+        self.observation = observation
+        self.copy = bool(copy)
+        self._learner = np.zeros(NUM_SEATS, bool)
+        self._learner[list(self.learner_seats)] = True
+        self._observe = np.tile(self._learner, (self.num_envs, 1))  # which seats' decisions are encoded
+        self._names, factories, self._opponent = _opponents(opponents, self.rules, self.num_envs)
+        self._policies = [factory(self.venv) for factory in factories]
+        self._rng = np.random.default_rng(None if seed is None else [seed, 1])  # random opponents' draws
+        observer = self.venv.observer
+        self.single_observation_space = spaces.Box(observer.low, observer.high, dtype=np.float32)
+        self.single_action_space = spaces.Discrete(self.venv.num_actions)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._everyone = np.arange(self.num_envs)
+        self._pending = np.zeros(self.num_envs, np.float32)  # rewards of hands before the learner's first decision
+        self._decided = np.zeros(self.num_envs, bool)  # the learner has decided in its current episode
+        self._acting = np.zeros(self.num_envs, np.int64)  # the learner seat of each game's current decision
+        self._mask: np.ndarray | None = None
+        self._started = False
+
+    # ------------------------------------------------------------------ queries
+    def opponent_of(self, g: int) -> str:
+        """The name of the opponent that plays the other seats of game ``g``."""
+        return self._names[self._opponent[g]]
+
+    def action_masks(self) -> np.ndarray:
+        """``bool [num_envs, num_actions]``: each game's legal learner actions (MaskablePPO's hook)."""
+        if not self._started:
+            raise ValueError("action_masks() before reset()")
+        return self._mask.copy()
+
+    def to_absolute(self, actions: Any) -> np.ndarray:
+        """The absolute ids (the action table's) of one id per game as ``step`` takes them now."""
+        return self.venv.to_absolute(np.asarray(actions, np.int64))
+
+    def current_deal(self, g: int) -> dict[str, Any]:
+        """The deal of game ``g``'s current hand (the env's deal format)."""
+        return self.venv.current_deal(g)
+
+    # ------------------------------------------------------------------ reset & step
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None
+              ) -> tuple[np.ndarray, dict[str, Any]]:
+        deals = check_reset_options(options, RESET_OPTIONS).get("deals")
+        if seed is not None:
+            self._rng = np.random.default_rng([seed, 1])
+        self.venv.reset(seed=seed, options=None if deals is None else {"deals": deals})
+        self._started = True
+        self._pending[:] = 0.0
+        self._decided[:] = False
+        ended = self._play_opponents(np.zeros(self.num_envs, np.float32), _Ends(self.num_envs, self.venv.obs_size))
+        if deals is not None and ended.discarded.any():
+            g = int(np.flatnonzero(ended.discarded)[0])
+            raise ValueError(f"deals[{g}]: the scripted deal ends the episode before the learner has a decision "
+                             "(reset again)")
+        return self._out(), self._infos(None)
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        if not self._started:
+            raise ValueError("step() before reset()")
+        step = self.venv.step_games(self._everyone, actions, self._observe)  # checks first: a bad one changes nothing
+        rewards = self._pending.copy()  # the hands that ended before the learner's first decision count now
+        self._pending[:] = 0.0
+        self._decided[:] = True  # every game was at a learner decision
+        ends = _Ends(self.num_envs, self.venv.obs_size)
+        self._account(step, rewards, ends)
+        self._play_opponents(rewards, ends)
+        return self._out(), rewards, ends.terminated, ends.truncated, self._infos(ends)
+
+    def close_extras(self, **kwargs: Any) -> None:
+        pass
+
+    # ------------------------------------------------------------------ internals
+    def _play_opponents(self, rewards: np.ndarray, ends: _Ends) -> _Ends:
+        """Let the opponents act in every game until its seat to act is a learner seat."""
+        venv = self.venv
+        while True:
+            seat = venv.seats()
+            waiting = np.flatnonzero(~self._learner[seat])
+            if not waiting.size:
+                break
+            mask = venv.masks()
+            actions = np.empty(waiting.size, np.int64)
+            who = self._opponent[waiting]
+            for k, policy in enumerate(self._policies):
+                rows = np.flatnonzero(who == k)
+                if rows.size:
+                    games = waiting[rows]
+                    actions[rows] = policy.actions(games, mask[games], self._rng)
+            self._account(venv.step_games(waiting, actions, self._observe), rewards, ends)
+        self._acting = venv.seats()
+        self._mask = venv.masks()
+        return ends
+
+    def _account(self, step: tuple, rewards: np.ndarray, ends: _Ends) -> None:
+        """The hands and episodes that ended at one step of the engine, from the learner's side."""
+        hand_rewards, info = step[3], step[5]
+        over = np.flatnonzero(info["hand_over"])
+        if not over.size:
+            return
+        gain = hand_rewards[over, self.learner_seats[0]]
+        decided = self._decided[over]
+        rewards[over[decided]] += gain[decided]
+        self._pending[over[~decided]] += gain[~decided]
+        finished = info["final_index"]
+        if not finished.size:
+            return
+        mine = self._decided[finished]
+        games, slots = finished[mine], np.flatnonzero(mine)
+        ends.record(games, info["truncated"][games], info["final_observation"][slots, self._acting[games]])
+        ends.discarded[finished[~mine]] = True  # no learner decision in that episode: dealt again, not returned
+        self._pending[finished] = 0.0
+        self._decided[finished] = False
+
+    def _out(self) -> np.ndarray:
+        obs = self.venv.observations()
+        return obs.copy() if self.copy else obs
+
+    def _infos(self, ends: _Ends | None) -> dict[str, Any]:
+        infos: dict[str, Any] = {"action_mask": self._mask.copy(), "seat": self._acting.copy()}
+        if ends is not None and ends.any:
+            infos["final_obs"], infos["_final_obs"] = ends.final_obs, ends.has_final
+        return infos
+
+
+class _Ends:
+    """The learner's episode ends of one step: terminated / truncated flags and final observations."""
+
+    def __init__(self, n: int, obs_size: int) -> None:
+        self.terminated = np.zeros(n, bool)
+        self.truncated = np.zeros(n, bool)
+        self.has_final = np.zeros(n, bool)
+        self.discarded = np.zeros(n, bool)
+        self._obs_size = obs_size
+        self._n = n
+        self.final_obs: np.ndarray | None = None
+        self.any = False
+
+    def record(self, games: np.ndarray, truncated: np.ndarray, final: np.ndarray) -> None:
+        if not games.size:
+            return
+        if self.final_obs is None:
+            self.final_obs = np.zeros((self._n, self._obs_size), np.float32)
+        first = ~self.has_final[games]  # a game's first end of the step is the learner's (the rest are dealt again)
+        games, truncated, final = games[first], truncated[first], final[first]
+        self.truncated[games] = truncated
+        self.terminated[games] = ~truncated
+        self.has_final[games] = True
+        self.final_obs[games] = final
+        self.any = True
+
+
+def _opponents(opponents: Any, rules: Any, n: int) -> tuple[list[str], list[Any], np.ndarray]:
+    """The opponents' names, their twins' factories and each game's opponent (an index into both)."""
+    if isinstance(opponents, dict):
+        entries = list(opponents.items())
+    elif isinstance(opponents, (list, tuple)):
+        entries = [(spec, 1.0) for spec in opponents]
+    else:
+        entries = [(opponents, 1.0)]
+    if not entries:
+        raise ValueError("opponents must name at least one opponent")
+    names, factories, weights = [], [], []
+    for spec, weight in entries:
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not weight > 0:
+            raise ValueError(f"opponent {spec!r}: its weight must be a positive number, got {weight!r}")
+        agent = make_agent_from_spec(spec) if isinstance(spec, str) else spec
+        name = spec if isinstance(spec, str) else getattr(agent, "name", type(agent).__name__)
+        twin = getattr(agent, "batch_twin", None)
+        factory = twin(rules) if twin is not None else None
+        if factory is None:
+            raise ValueError(f"opponent {name!r} has no compiled twin to play many games at once (random, rules and "
+                             "checkpoints have one); use SingleSeatEnv for it")
+        names.append(name)
+        factories.append(factory)
+        weights.append(float(weight))
+    # Each opponent's share of the games, by largest remainder, in the order given.
+    share = np.array(weights) / sum(weights) * n
+    counts = np.floor(share).astype(np.int64)
+    counts[np.argsort(-(share - counts), kind="stable")[:n - counts.sum()]] += 1
+    return names, factories, np.repeat(np.arange(len(entries)), counts)

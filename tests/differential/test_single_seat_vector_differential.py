@@ -1,0 +1,145 @@
+"""SingleSeatVectorEnv against SingleSeatEnv: the same deals and learner actions give the same game, decision by
+decision, for every opponent kind.
+
+Every game of a ``SingleSeatVectorEnv`` is shadowed by a ``SingleSeatEnv`` dealt the same hand (the vector env's
+``current_deal`` at the learner's first decision of each episode). Both get the same learner action at every
+step; the observations, masks, acting seats, rewards, episode ends and final observations must be equal. The
+rule-based and network opponents are deterministic and play in both as themselves (compiled twin against
+Python agent); the random opponents' draws differ by design, so the shadow's opponents replay the vector env's
+(recorded per game and per deal) and the test checks that game for game they were legal there too.
+
+Run long (docs/vector.md):
+``.venv/bin/python -m tests.differential.test_single_seat_vector_differential --steps 20000``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections import defaultdict
+from typing import Any
+
+import numpy as np
+import pytest
+
+from euchre_env.compiled import kernels as K
+from euchre_env.envs.single_seat import SingleSeatEnv
+from euchre_env.envs.single_seat_vector import SingleSeatVectorEnv
+from euchre_env.game.rules import Rules
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures")
+RULE_SETS = {
+    "knock": ("knock", {}),
+    "classic+joker": ("classic", {"joker": True}),
+    "multiplayer+defend": ("multiplayer", {}),
+    "bid+joker": ("bid", {"joker": True}),
+}
+
+
+class _Recorder:
+    """Wraps a random opponent's batch policy: every absolute action it takes, per game, with the game's deal."""
+
+    def __init__(self, policy: Any, venv: Any, log: dict[int, list]) -> None:
+        self.policy, self.venv, self.log = policy, venv, log
+        self.deterministic = False
+
+    def actions(self, games: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        ids = self.policy.actions(games, mask, rng)
+        st, _, dealt, _, _, _ = self.venv.state_arrays()
+        absolute = self.venv._tables.to_abs[st[games, K.FRAME], ids]
+        for g, a in zip(games.tolist(), absolute.tolist()):
+            self.log[g].append((dealt[g].tobytes(), a))
+        return ids
+
+
+def _replayer(log: list, shadow: list, rules: Rules) -> Any:
+    """An opponent for a shadow SingleSeatEnv that plays the vector env's recorded actions of the same deal."""
+
+    def act(observation: Any, info: Any) -> int:
+        dealt = np.zeros((4, rules.deck_spec.num_ids), np.int8)
+        for seat, hand in enumerate(shadow[0].state.initial_hands):
+            for c in hand:
+                dealt[seat, c] += 1
+        key = dealt.tobytes()
+        while log and log[0][0] != key:  # actions of deals the shadow never plays (dealt again in the vector env)
+            log.pop(0)
+        assert log, "the vector env took no action for this deal"
+        action = log.pop(0)[1]
+        assert observation["action_mask"][action], "the vector env's random opponent chose an illegal action"
+        return action
+
+    return act
+
+
+def play(name: str, opponent: str, learner: str, observation: str, num_envs: int, steps: int, seed: int) -> int:
+    """Run both envs side by side for ``steps`` vector steps; returns the number of learner decisions compared."""
+    preset, options = RULE_SETS[name]
+    rules = Rules.preset(preset, **options)
+    spec = {"rules": "rules", "random": "random", "network": os.path.join(FIXTURES, "knock_structured.pt"
+                                                                          if preset == "knock" else
+                                                                          "bid_structured.pt")}[opponent]
+    vx = SingleSeatVectorEnv(rules, num_envs=num_envs, learner=learner, seat=1, opponents=spec,
+                             observation=observation, seed=seed)
+    log: dict[int, list] = defaultdict(list)
+    if opponent == "random":
+        vx._policies = [_Recorder(p, vx.venv, log) for p in vx._policies]
+    obs, infos = vx.reset(seed=seed)
+    shadows: list[list[SingleSeatEnv]] = [[None] for _ in range(num_envs)]  # type: ignore[list-item]
+    kw = {"seat": 1} if learner == "seat" else {"team": 1}
+
+    def shadow_env(g: int) -> SingleSeatEnv:
+        opp = _replayer(log[g], shadows[g], rules) if opponent == "random" else spec
+        return SingleSeatEnv(rules, opponents=opp, observation=observation, **kw)
+
+    def start(g: int) -> tuple[dict, dict]:
+        env = shadows[g][0] = shadow_env(g)
+        return env.reset(options={"deal": vx.current_deal(g)})
+
+    rng = np.random.default_rng(seed)
+    compared = 0
+    last = [start(g) for g in range(num_envs)]
+    for _ in range(steps):
+        for g in range(num_envs):
+            o, i = last[g]
+            assert np.array_equal(obs[g], o["observation"]), (g, "observation")
+            assert np.array_equal(infos["action_mask"][g], o["action_mask"].astype(bool)), (g, "mask")
+            assert infos["seat"][g] == i["seat"], (g, "seat")
+        mask = infos["action_mask"]
+        actions = (rng.random(mask.shape) * mask).argmax(1)
+        obs, rewards, terminated, truncated, infos = vx.step(actions)
+        for g in range(num_envs):
+            o, r, te, tr, i = shadows[g][0].step(int(actions[g]))
+            compared += 1
+            assert np.isclose(rewards[g], r), (g, "reward", rewards[g], r)
+            assert (terminated[g], truncated[g]) == (te, tr), (g, "ends")
+            if te or tr:
+                assert infos["_final_obs"][g] and np.array_equal(infos["final_obs"][g], o["observation"]), g
+                last[g] = start(g)
+            else:
+                last[g] = (o, i)
+    return compared
+
+
+CASES = [(name, opponent, learner, observation)
+         for name in RULE_SETS for opponent in ("rules", "random", "network")
+         for learner, observation in (("seat", "structured"), ("team", "absolute"))
+         if opponent != "network" or name in ("knock",)]
+
+
+@pytest.mark.parametrize(("name", "opponent", "learner", "observation"), CASES)
+def test_the_vector_env_plays_single_seat_envs_games(name, opponent, learner, observation):
+    assert play(name, opponent, learner, observation, num_envs=12, steps=60, seed=3) == 12 * 60
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=2000, help="vector steps per case (default 2000)")
+    parser.add_argument("--num-envs", type=int, default=32)
+    args = parser.parse_args()
+    for case in CASES:
+        n = play(*case, num_envs=args.num_envs, steps=args.steps, seed=11)
+        print(f"{' '.join(case)}: {n:,} learner decisions identical", flush=True)
+
+
+if __name__ == "__main__":
+    main()

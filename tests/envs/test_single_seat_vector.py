@@ -1,0 +1,140 @@
+"""SingleSeatVectorEnv as a Gymnasium VectorEnv: spaces, infos, episodes, opponents and bad input.
+
+Its games are SingleSeatEnv's: tests/differential/test_single_seat_vector_differential.py compares them step by step.
+"""
+
+from __future__ import annotations
+
+import os
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode
+
+from euchre_env import SingleSeatVectorEnv
+from euchre_env.game.errors import IllegalActionError
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures")
+
+
+def random_actions(infos: dict, rng: np.random.Generator) -> np.ndarray:
+    mask = infos["action_mask"]
+    return (rng.random(mask.shape) * mask).argmax(1)
+
+
+def snapshot(envs: SingleSeatVectorEnv) -> list[np.ndarray]:
+    return [a.copy() for a in envs.venv.state_arrays()]
+
+
+def test_it_is_a_gymnasium_vector_env_with_batched_spaces():
+    envs = SingleSeatVectorEnv("knock", num_envs=8, opponents="rules", observation="structured", seed=1)
+    assert isinstance(envs, gymnasium.vector.VectorEnv)
+    assert envs.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+    assert envs.single_observation_space.shape == (834,) and envs.observation_space.shape == (8, 834)
+    assert envs.single_action_space.n == 59 and list(envs.action_space.nvec) == [59] * 8
+    obs, infos = envs.reset(seed=1)
+    assert obs.dtype == np.float32 and envs.observation_space.contains(obs)
+    assert infos["action_mask"].shape == (8, 59) and infos["action_mask"].any(1).all()
+    assert np.array_equal(envs.action_masks(), infos["action_mask"])
+    assert (infos["seat"] == 0).all()  # the learner's seat; the partner is an opponent in seat mode
+
+
+def test_episodes_end_with_a_final_observation_and_the_next_one_is_under_way():
+    envs = SingleSeatVectorEnv("bid", num_envs=16, opponents={"random": 1, "rules": 1}, learner="team", seed=2)
+    assert [envs.opponent_of(g) for g in (0, 15)] == ["random", "rules"]
+    obs, infos = envs.reset()
+    rng = np.random.default_rng(0)
+    ended = 0
+    for _ in range(60):
+        obs, rewards, terminated, truncated, infos = envs.step(random_actions(infos, rng))
+        done = terminated | truncated
+        assert np.isin(infos["seat"], (0, 2)).all() and infos["action_mask"].any(1).all()
+        assert (rewards[~done] == 0).all()  # episode="hand": a hand's points come with its end
+        if done.any():
+            assert np.array_equal(infos["_final_obs"], done)
+            assert not np.array_equal(infos["final_obs"][done], obs[done])  # the new episode's first decision
+        ended += int(done.sum())
+    assert ended > 16
+
+
+def test_whole_games_and_win_rewards():
+    envs = SingleSeatVectorEnv("knock", num_envs=8, opponents="random", episode="game", reward="win", seed=4)
+    _, infos = envs.reset()
+    rng = np.random.default_rng(1)
+    results = []
+    for _ in range(400):
+        _, rewards, terminated, truncated, infos = envs.step(random_actions(infos, rng))
+        results += rewards[terminated].tolist()
+        assert (rewards[~(terminated | truncated)] == 0).all()
+    assert results and set(results) <= {-1.0, 1.0}
+
+
+def test_a_network_opponent_and_a_seeded_run_repeats():
+    def run() -> list[np.ndarray]:
+        envs = SingleSeatVectorEnv("knock", num_envs=6, opponents=os.path.join(FIXTURES, "knock_structured.pt"),
+                                   seed=7)
+        obs, infos = envs.reset()
+        rng = np.random.default_rng(7)
+        out = [obs]
+        for _ in range(30):
+            obs, rewards, _, _, infos = envs.step(random_actions(infos, rng))
+            out += [obs, rewards]
+        return out
+
+    first, second = run(), run()
+    assert all(np.array_equal(a, b) for a, b in zip(first, second))
+
+
+def test_scripted_deals():
+    envs = SingleSeatVectorEnv("knock", num_envs=2, opponents="rules", seed=5)
+    envs.reset()
+    deals = [envs.current_deal(0), envs.current_deal(1)]
+    obs, _ = envs.reset(options={"deals": deals})
+    again, _ = envs.reset(options={"deals": deals})
+    assert np.array_equal(obs, again)
+    with pytest.raises(ValueError, match=r"deals\[1\]: deal: card .* is dealt 2 times"):
+        envs.reset(options={"deals": [deals[0], dict(deals[1], upcard=deals[1]["hands"][0][0])]})
+
+
+@pytest.mark.parametrize(("actions", "message"), [
+    (np.zeros(3, np.int64), r"actions must be 4 integer action ids .*shape \(3,\)"),
+    (np.zeros(4, np.float32), r"actions must be 4 integer action ids .*float32"),
+    ("play JH", r"actions must be 4 integer action ids"),
+])
+def test_bad_actions_are_one_line_and_change_nothing(actions, message):
+    envs = SingleSeatVectorEnv("knock", num_envs=4, opponents="rules", seed=3)
+    envs.reset()
+    before = snapshot(envs)
+    with pytest.raises(ValueError, match=message):
+        envs.step(actions)
+    assert all(np.array_equal(a, b) for a, b in zip(before, snapshot(envs)))
+
+
+def test_an_illegal_action_names_its_game_and_changes_nothing():
+    envs = SingleSeatVectorEnv("knock", num_envs=4, opponents="rules", seed=3)
+    _, infos = envs.reset()
+    actions = infos["action_mask"].argmax(1)
+    actions[2] = int(np.flatnonzero(~infos["action_mask"][2])[0])
+    before = snapshot(envs)
+    with pytest.raises(IllegalActionError, match=r"^illegal action in game 2: .* no game was changed$"):
+        envs.step(actions)
+    assert all(np.array_equal(a, b) for a, b in zip(before, snapshot(envs)))
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"num_envs": 0}, r"'num_envs' must be a positive int, got 0"),
+    ({"opponents": "nobody"}, r"unknown agent spec 'nobody'"),
+    ({"opponents": "pimc:5"}, r"opponent 'pimc:5' has no compiled twin .*use SingleSeatEnv"),
+    ({"opponents": {"rules": 0}}, r"opponent 'rules': its weight must be a positive number, got 0"),
+    ({"opponents": []}, r"opponents must name at least one opponent"),
+    ({"learner": "both"}, r"'learner' must be one of \['seat', 'team'\], got 'both'"),
+    ({"seat": 4}, r"'seat' must be a seat 0..3, got 4"),
+    ({"observation": "none"}, r"'observation' must be one of"),
+    ({"rules": "bid", "opponents": os.path.join(FIXTURES, "knock_structured.pt")}, r"trained for other rules"),
+])
+def test_bad_arguments_are_one_line(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        SingleSeatVectorEnv(**{"rules": "knock", "num_envs": 2, **kwargs})
+    with pytest.raises(ValueError, match=r"step\(\) before reset\(\)"):
+        SingleSeatVectorEnv("knock", num_envs=1).step(np.zeros(1, np.int64))
