@@ -29,6 +29,12 @@ Rows:
   structured observation, ``vector-noobs N`` with ``observation="none"`` (masks only). Each on one
   thread (``threads=1``, the default) and on every core (``threads=None``: Numba's parallel kernels),
   as ``--vector-threads`` says; the compile (cached on disk) happens in the warm-up.
+* ``single-seat OPP``: ``SingleSeatEnv(observation="structured", opponents=OPP)``, a random learner (its own
+  ``rng.choice`` over the mask) and ``reset()`` at every episode's end; counts the learner's decisions only.
+* ``single-seat-vector OPP N``: ``SingleSeatVectorEnv`` with ``N`` games, the structured observation and the
+  opponents ``OPP`` (``random``, ``rules``, or ``checkpoint``: the preset's published network), a random
+  learner over ``infos["action_mask"]``; learner decisions only, on one thread and every core as
+  ``--vector-threads`` says.
 * ``OpenSpiel``: ``pyspiel`` ``euchre`` driven from Python, with a perfect-recall observer
   filled for the seat to act at every decision (``make_observation(...).set_from``) and
   ``legal_actions_mask``; chance outcomes sampled by their probabilities (not counted).
@@ -85,7 +91,10 @@ OPENSPIEL_PARAMS: dict[str, dict[str, bool]] = {
     "bid": {"stick_the_dealer": True, "allow_lone_defender": False},  # no Bid Euchre in OpenSpiel
 }
 KINDS = ("readme", "readme-vector", "wrapped", "wrapped-reseed", "raw", "engine", "vector", "vector-structured",
-         "vector-noobs", "openspiel", "floor")
+         "vector-noobs", "single-seat", "single-seat-vector", "openspiel", "floor")
+# The opponents of the single-seat rows; "checkpoint" is the preset's published network.
+SINGLE_SEAT_OPPONENTS = ("random", "rules", "checkpoint")
+CHECKPOINTS = {"knock": "checkpoints/knock.pt", "bid": "checkpoints/bid.pt"}
 DEFAULT_KINDS = KINDS[:-1]
 VECTOR_OBSERVATION = {"vector": "absolute", "vector-structured": "structured", "vector-noobs": "none"}
 ONE_THREAD, ALL_CORES = "1 thread", "all cores"
@@ -296,6 +305,47 @@ def run_readme_vector(preset: str, num_envs: int, seconds: float, seed: int) -> 
     return Run(decisions, hands, episodes, time.perf_counter() - start)
 
 
+def run_single_seat(preset: str, opponents: str, seconds: float, seed: int) -> Run:
+    """``SingleSeatEnv`` (one game, the engine in Python) under a random learner: learner decisions a second."""
+    from euchre_env import SingleSeatEnv
+
+    env = SingleSeatEnv(preset, opponents=opponents, observation="structured")
+    rng = np.random.default_rng(seed)
+    _obs, info = env.reset(seed=seed)
+    decisions = episodes = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        _obs, _reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        decisions += 1
+        if terminated or truncated:
+            episodes += 1
+            _obs, info = env.reset()
+        if decisions % CHECK_EVERY == 0 and time.perf_counter() >= deadline:
+            break
+    return Run(decisions, episodes, episodes, time.perf_counter() - start)
+
+
+def run_single_seat_vector(preset: str, opponents: str, num_envs: int, seconds: float, seed: int,
+                           threads: int | None) -> Run:
+    """``SingleSeatVectorEnv`` under a random learner: learner decisions a second over all the games."""
+    from euchre_env import SingleSeatVectorEnv
+
+    envs = SingleSeatVectorEnv(preset, num_envs=num_envs, opponents=opponents, observation="structured", seed=seed,
+                               threads=threads)
+    rng = np.random.default_rng(seed)
+    _obs, infos = envs.reset()
+    decisions = episodes = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while time.perf_counter() < deadline:
+        mask = infos["action_mask"]
+        _obs, _rewards, terminated, truncated, infos = envs.step((rng.random(mask.shape) * mask).argmax(1))
+        decisions += num_envs
+        episodes += int((terminated | truncated).sum())
+    return Run(decisions, episodes, episodes, time.perf_counter() - start)
+
+
 # ---------------------------------------------------------------------------- OpenSpiel
 def openspiel_available() -> bool:
     try:
@@ -388,6 +438,19 @@ def benchmark(presets: list[str], kinds: list[str], seconds: float, repeats: int
                         jobs.append((f"{kind} {n} ({threads})",
                                      lambda s, t, p=preset, o=observation, n=n, th=threads:
                                      run_vector(p, o, n, t, s, None if th == ALL_CORES else 1)))
+        if "single-seat" in kinds:
+            for opp in SINGLE_SEAT_OPPONENTS[:2]:
+                jobs.append((f"single-seat {opp}", lambda s, t, p=preset, o=opp: run_single_seat(p, o, t, s)))
+        if "single-seat-vector" in kinds:
+            for opp in SINGLE_SEAT_OPPONENTS:
+                spec = CHECKPOINTS.get(preset) if opp == "checkpoint" else opp
+                if spec is None:
+                    continue
+                for n in num_envs:
+                    for threads in vector_threads:
+                        jobs.append((f"single-seat-vector {opp} {n} ({threads})",
+                                     lambda s, t, p=preset, o=spec, n=n, th=threads:
+                                     run_single_seat_vector(p, o, n, t, s, None if th == ALL_CORES else 1)))
         for name, job in jobs:
             rows.append((Result(preset, name), job))
             table_rows.append(rows[-1][0])

@@ -209,7 +209,7 @@ class NetworkPolicy:
 
     def actions(self, games: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         st, hands, dealt, tc, ts, calls = self.venv.state_arrays()
-        np.copyto(self._st, st)
+        self._st[games] = st[games]  # the rows the observer reads (and writes each frame into)
         t = self._tables
         self._K.observe_games_serial(self._st, hands, dealt, tc, ts, calls, games, self._obs, self._mask, self._raw,
                                      t.opt, t.tab, t.akind, t.aarg, t.eff, t.power, t.rank, t.off, t.leader_at,

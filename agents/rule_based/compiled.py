@@ -184,7 +184,7 @@ class RuleBasedVector:
         if games.size and (games.min() < 0 or games.max() >= self.venv.num_envs):
             raise ValueError(f"game indices must be in 0..{self.venv.num_envs - 1}, got {games.min()}..{games.max()}")
         st, hands, dealt, tc, ts, calls = self.venv.state_arrays()
-        np.copyto(self._st, st)
+        self._st[games] = st[games]  # the rows the observer reads (and writes each frame into)
         t = self._engine
         K.observe_games_serial(self._st, hands, dealt, tc, ts, calls, games, self._obs, self._mask, self._raw, t.opt,
                                t.tab, t.akind, t.aarg, t.eff, t.power, t.rank, t.off, t.leader_at, t.card_at,
