@@ -15,6 +15,17 @@ COMMANDS = {
 }
 
 
+def port_number(text: str) -> int:
+    """An argparse type: a TCP port, 1..65535 (checked before the banner names it)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 1 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port number 1..65535, got {text!r}")
+    return value
+
+
 def add_parsers(sub: Any) -> None:
     """The play and serve commands' arguments."""
     def table_options(p: argparse.ArgumentParser) -> None:
@@ -27,19 +38,19 @@ def add_parsers(sub: Any) -> None:
                        help="the opponents' agent spec (default rules), e.g. checkpoints/knock.pt")
         p.add_argument("--seed", type=non_negative_int, default=None, help="seed of the deals (default: random)")
         p.add_argument("--hands", type=positive_int, default=None, help="play N hands instead of a whole game")
+        p.add_argument("--hint", default="rules", metavar="SPEC",
+                       help="the agent whose advice 'hint' gives (default rules; pimc:50 gives its values)")
 
     pl = sub.add_parser("play", help=COMMANDS["play"],
                         description="A whole game against three agents in the terminal; answer each decision with "
                                     "its number or its text, or hint, history, help, quit.")
     table_options(pl)
-    pl.add_argument("--hint", default="rules", metavar="SPEC",
-                    help="the agent whose advice 'hint' shows (default rules; pimc:50 gives its values)")
 
     sv = sub.add_parser("serve", help=COMMANDS["serve"],
                         description="A local web page to play against three agents; each browser tab plays its "
                                     "own games. Needs the play extra (pip install 'euchre-env[play]').")
     table_options(sv)
-    sv.add_argument("--port", type=positive_int, default=8000, help="port (default 8000)")
+    sv.add_argument("--port", type=port_number, default=8000, help="port, 1..65535 (default 8000)")
     sv.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
 
 
@@ -65,7 +76,7 @@ def run_table(args: argparse.Namespace) -> int:
     try:
         app = create_app(rules, args.seat, args.partner, args.opponents,
                          seed=args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little"),
-                         hands=args.hands)
+                         hands=args.hands, hint=args.hint)
     except ValueError as exc:
         fail(str(exc))
     print(f"euchre: open http://{args.host}:{args.port}/ in a browser (Ctrl-C stops the server)")

@@ -6,38 +6,45 @@ of the three other seats, and the person's seat. In the terminal the person's se
 through the same agent protocol; the web server gives it none, so :meth:`advance` stops where the person is
 to act and :meth:`play` takes the person's move.
 
-The text views of what a seat may see (the table, the hand so far, the hand's end) are here too, written
-from the seat's :class:`~euchre_env.views.infostate.InfoState` (the table) or from a finished hand, where every
-hand is shown.
+The text views of what a seat may see (the table, the hand so far, each move as the person saw it, the hand's
+end) are here too, written from the seat's :class:`~euchre_env.views.infostate.InfoState` and the engine's
+own rule of who sees a face-down card (``GameState.sees_discard``, ``sees_exchange``), or from a finished
+hand, where every hand is shown. So is the hint both ways of playing give (:func:`hint_text`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import PurePath
 from typing import Any
 
 import numpy as np
 
-from euchre_env.agents.registry import build_for_rules
+from euchre_env.agents.registry import CHECKPOINT_SUFFIX, build_for_rules
+from euchre_env.game.actions import action_table
 from euchre_env.game.engine import GameState
 from euchre_env.game.errors import IllegalActionError
 from euchre_env.game.phases import Phase
 from euchre_env.game.rules import Rules
 from euchre_env.game.scoring import describe_hand
 from euchre_env.game.seats import NUM_SEATS, partner_of, team_of
-from euchre_env.views.decision import agent_name, ask_agent, illegal_choice
+from euchre_env.views.decision import agent_name, ask_agent, decision_inputs, illegal_choice
 from euchre_env.views.infostate import InfoState, information_state
 from euchre_env.views.render import contract_text
 
 
 @dataclass(frozen=True)
 class Move:
-    """One decision taken at the table: who, what (the action id and its text)."""
+    """One decision taken at the table, as the person's seat saw it: who, what (the action id and its text:
+    a face-down card the seat may not see is left out of the text), whether it was the person's only legal
+    action, and the seat that took the trick when the move ended one."""
 
     seat: int
-    who: str  # "you", or the agent spec and its role, e.g. "rules, partner"
+    who: str  # "you", or the agent's short label and its role, e.g. "rules, partner"
     action: int
     text: str
+    forced: bool = False  # the person's only legal action, played for them
+    took_trick: int | None = None
 
 
 class Table:
@@ -72,11 +79,13 @@ class Table:
 
     # --- who sits where ------------------------------------------------------------------------------
     def label(self, seat: int) -> str:
-        """``"you"``, or the agent spec and its role: ``"rules, partner"``, ``"pimc:50, opponent"``."""
+        """``"you"``, or the agent's short name and its role: ``"rules, partner"``, ``"pimc:50, opponent"``,
+        ``"knock, opponent"`` for ``checkpoints/knock.pt`` (a path is too long for a seat's name)."""
         if seat == self.seat:
             return "you"
         role = "partner" if seat == partner_of(self.seat) else "opponent"
-        return f"{self.specs[seat]}, {role}"
+        spec = self.specs[seat]
+        return f"{PurePath(spec).stem if spec.endswith(CHECKPOINT_SUFFIX) else spec}, {role}"
 
     def labels(self) -> dict[int, str]:
         return {s: self.label(s) for s in range(NUM_SEATS)}
@@ -104,7 +113,7 @@ class Table:
         """Play the seats that have an agent until the hand ends or the person (without one) is to act.
 
         ``on_move(move)`` is called after each move (the terminal prints it). A seat with a single legal
-        action plays it without asking its agent (the person is not asked either).
+        action plays it without asking its agent (the person is not asked either: the move says ``forced``).
         """
         made = []
         while not self.hand_over:
@@ -117,7 +126,7 @@ class Table:
                 break
             else:
                 action = ask_agent(agent, self.state, None, agent_name(agent) if s == self.seat else self.specs[s])
-            made.append(self._apply(s, action))
+            made.append(self._apply(s, action, forced=len(legal) == 1))
             if on_move is not None:
                 on_move(made[-1])
         return made
@@ -133,9 +142,22 @@ class Table:
             raise IllegalActionError(f"illegal action {illegal_choice(self.state, action)}")
         return self._apply(self.seat, int(action))
 
-    def _apply(self, seat: int, action: int) -> Move:
-        move = Move(seat, self.label(seat), action, self.state.table.to_str(action))
+    def hint(self, agent: Any) -> str:
+        """What ``agent`` (built for these rules) advises the person now, from the person's InfoState only: the
+        web page's hint, the same text as the terminal's. ``IllegalActionError`` when the person is not to act."""
+        if not self.person_to_act:
+            who = "nobody" if self.hand_over else f"seat {self.state.current_player}"
+            raise IllegalActionError(f"no hint: it is not your turn (seat {self.seat}): {who} is to act")
+        # No observer: a checkpoint encodes its observation from the InfoState, as in the terminal.
+        return hint_text(agent, *decision_inputs(self.state, None))
+
+    def _apply(self, seat: int, action: int, forced: bool = False) -> Move:
+        tricks = len(self.state.tricks)
         self.state.apply(action)
+        move = Move(seat, self.label(seat), action, move_text(self.state, self.seat),
+                    # Only the person's own forced move is announced: that a bot had one choice is hidden.
+                    forced=forced and seat == self.seat,
+                    took_trick=self.state.tricks[-1][0] if len(self.state.tricks) > tricks else None)
         self.moves.append(move)
         self.decisions += 1
         return move
@@ -155,7 +177,29 @@ def _build(spec: str, rules: Rules, seed: int) -> Any:
     return agent
 
 
+def hint_text(agent: Any, observation: dict[str, Any], info: dict[str, Any]) -> str:
+    """``hint (rules): order: <why>``: what ``agent`` would do at this decision, and why when it can say
+    (an ``explain`` method: the rule-based agent's rule, PIMC's values); the terminal's and the web page's hint."""
+    strings = action_table(info["information_state"].rules).strings
+    explain = getattr(agent, "explain", None)
+    if explain is not None:
+        action, why = explain(observation, info)
+        return f"hint ({agent_name(agent)}): {strings[action]}: {why}"
+    return f"hint ({agent_name(agent)}): {strings[agent.act(observation, info)]}"
+
+
 # --- text views ------------------------------------------------------------------------------------------
+def move_text(state: GameState, viewer: int) -> str:
+    """The last move of ``state`` as the seat ``viewer`` saw it. A discard and the help exchange are face
+    down: to a seat the engine does not let see the card, the text leaves it out (``discard, face down``)."""
+    phase, _, action = state.history[-1]
+    text = state.table.strings[action]
+    sees = {Phase.DISCARD: state.sees_discard, Phase.GIVE: state.sees_exchange, Phase.GIVE_BACK: state.sees_exchange}
+    if phase in sees and not sees[phase](viewer):
+        return f"{text.split()[0]}, face down"
+    return text
+
+
 def sorted_hand(s: InfoState) -> list[int]:
     """The seat's cards grouped by suit, trump first, high to low (before trump: by printed suit)."""
     deck = s.rules.deck_spec
@@ -175,7 +219,8 @@ def table_text(s: InfoState, labels: dict[int, str]) -> str:
              f"(to {s.rules.game_target})   tricks: yours {s.tricks_won[us]}, theirs {s.tricks_won[1 - us]}"]
     call = f"dealer: seat {s.dealer} ({labels[s.dealer]})"
     if s.upcard is not None:
-        call += f"   up-card: {deck.name(s.upcard)}" + (" (turned down)" if s.turned_down else "")
+        call += f"   up-card: {deck.name(s.upcard)}" + (" (turned down)" if s.turned_down else
+                                                             " (taken by the dealer)" if s.upcard_taken else "")
     if s.trump >= 0:
         call += contract_text(s.trump, s.maker, s.contract, s.maker_alone, s.defender_alone,
                               lambda seat: f"seat {seat} ({labels[seat]})")

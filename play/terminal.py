@@ -2,8 +2,9 @@
 
 ``HumanAgent(input, output).act(observation, info)`` draws the seat's table (from
 ``info["information_state"]``), lists the legal actions with short numbers and reads answers until one is
-an action: its number (``2``) or its text (``order alone``, ``play JH``, ``bid 4``; any case, ``10H`` for
-``TH``). Other answers:
+an action: its number (``2``), its text (``order alone``, ``play JH``, ``bid 4``; any case, ``10H`` for
+``TH``) or the last word of its text alone where that names exactly one legal action (``9h`` for ``play 9H``
+or ``discard 9H``, ``h`` for ``name H``). Other answers:
 
 - ``hint``: what the hint agent would do here, and why when it can say (the rule-based agent names the
   rule it follows; PIMC gives its average points per action over its sampled deals);
@@ -12,7 +13,8 @@ an action: its number (``2``) or its text (``order alone``, ``play JH``, ``bid 4
 
 Anything else (an unknown word, an illegal action, a number out of range, an empty line) gets one line
 saying what is allowed, and the prompt again; nothing changes. The end of the input stops the game as
-``quit`` does (:class:`QuitGame`, with ``reason`` saying so), since nobody is left to answer.
+``quit`` does (:class:`QuitGame`, with ``reason`` saying so), since nobody is left to answer. Ctrl-C is
+left to the ``euchre`` command (``cli/main.py``), which ends with one line and status 130.
 """
 
 from __future__ import annotations
@@ -22,13 +24,12 @@ from typing import Any, TextIO
 
 from euchre_env.agents.base import require_information_state
 from euchre_env.agents.registry import make_agent
-from euchre_env.game.actions import action_table
+from euchre_env.game.actions import ActionTable, action_table
 from euchre_env.game.rules import Rules
 from euchre_env.game.seats import NUM_SEATS, partner_of, team_of
-from euchre_env.play.table import Table, hand_end_text, history_text, table_text
-from euchre_env.views.decision import agent_name
+from euchre_env.play.table import Move, Table, hand_end_text, hint_text, history_text, table_text
 
-COMMANDS = "a number or an action as listed, or: hint, history, help, quit"
+COMMANDS = "a number or an action as listed (a card alone will do), or: hint, history, help, quit"
 
 
 class QuitGame(Exception):
@@ -53,7 +54,6 @@ class HumanAgent:
         self.input = input if input is not None else sys.stdin
         self.output = output if output is not None else sys.stdout
         self.hint_agent = make_agent(hint, seed=seed)
-        self.hint_spec = hint
         self.labels = labels or {s: f"seat {s}" for s in range(NUM_SEATS)}
 
     def reset(self, seed: int | None = None) -> None:
@@ -97,7 +97,11 @@ class HumanAgent:
                 try:
                     action = table.from_str(answer)
                 except ValueError:
-                    self.say(f"unknown answer {answer!r}: {COMMANDS}")
+                    action = _named_by_last_word(table, answer, legal)
+                    if action is not None:
+                        return action
+                    self.say(f"{answer!r} is not legal now; legal: {table.names(legal)}" if _is_card(table, answer)
+                             else f"unknown answer {answer!r}: {COMMANDS}")
                     continue
                 if action in legal:
                     return action
@@ -105,14 +109,29 @@ class HumanAgent:
 
     def hint(self, observation: dict[str, Any], info: dict[str, Any]) -> str:
         """What the hint agent would do here, and why when it says (``explain``)."""
-        s = info["information_state"]
-        table = action_table(s.rules)
-        explain = getattr(self.hint_agent, "explain", None)
-        if explain is not None:
-            action, why = explain(observation, info)
-            return f"hint ({self.hint_spec}): {table.strings[action]}: {why}"
-        action = self.hint_agent.act(observation, info)
-        return f"hint ({agent_name(self.hint_agent)}): {table.strings[action]}"
+        return hint_text(self.hint_agent, observation, info)
+
+
+def _named_by_last_word(table: ActionTable, answer: str, legal: list[int]) -> int | None:
+    """The legal action ``answer`` names as the last word of its text (``9h``: ``play 9H``) when it names
+    exactly one, else None; the action table parses it, so ``10h`` is ``TH`` here too."""
+    named = set()
+    for verb in {table.strings[a].split()[0] for a in legal}:
+        try:
+            action = table.from_str(f"{verb} {answer}")
+        except ValueError:
+            continue
+        if action in legal:
+            named.add(action)
+    return named.pop() if len(named) == 1 else None
+
+
+def _is_card(table: ActionTable, answer: str) -> bool:
+    try:
+        table.deck.parse(answer)
+    except ValueError:
+        return False
+    return True
 
 
 def play_in_terminal(rules: Rules, seat: int = 0, partner: str = "rules", opponents: str = "rules",
@@ -134,7 +153,7 @@ def play_in_terminal(rules: Rules, seat: int = 0, partner: str = "rules", oppone
         while True:
             dealer = table.state.dealer
             person.say(f"\nhand {table.state.hand_number + 1}: seat {dealer} ({labels[dealer]}) deals")
-            table.advance(on_move=lambda m: person.say(f"  seat {m.seat} ({m.who}): {m.text}"))
+            table.advance(on_move=lambda m: person.say(move_lines(table, m)))
             person.say(hand_end_text(table.state, labels))
             if table.finished:
                 return table
@@ -142,3 +161,15 @@ def play_in_terminal(rules: Rules, seat: int = 0, partner: str = "rules", oppone
     except QuitGame as stop:
         person.say(stop.reason)
         return table
+
+
+def move_lines(table: Table, move: Move) -> str:
+    """A move as the person sees it: its line, marked when it was the person's only legal move, then who
+    took the trick when it ended one."""
+    lines = f"  seat {move.seat} ({move.who}): {move.text}"
+    if move.forced:
+        lines += " (your only legal move, played for you)"
+    if move.took_trick is not None:
+        w = move.took_trick
+        lines += f"\n  trick {len(table.state.tricks)} to seat {w} ({table.label(w)})"
+    return lines

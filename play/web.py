@@ -2,50 +2,79 @@
 
 The page (``play/web_page.html``, one file, no build step) asks the server for everything: the engine
 checks each move and the page only draws what the JSON says (the person's cards, the legal choices, the
-bots' moves one by one, the hand's end with every hand shown). Each browser tab starts its own game
-(``POST /api/games``) and keeps its id; a game's score over games (games won by each team) stays with it.
+bots' moves one by one as the person's seat saw them, the hand's end with every hand shown). Each browser tab
+starts its own game (``POST /api/games``) and keeps its id and its token; a game's score over games (games
+won by each team) stays with it.
 
-API (JSON in and out; every error is ``{"error": "one line"}`` with status 400, 404 or 409, and changes
-nothing):
+API (JSON in and out):
 
-- ``POST /api/games`` -> a new game's state (the bots play up to the person's first decision);
+- ``POST /api/games`` ``{}`` -> ``{"token": ..., "moves": [...], "state": ...}``: a new game (the bots play up
+  to the person's first decision) and its token, which every other request on the game sends back in the
+  ``X-Euchre-Token`` header;
 - ``GET /api/games/<id>`` -> its state;
+- ``GET /api/games/<id>/hint`` -> ``{"hint": "hint (rules): order: <why>"}``, the terminal's hint;
 - ``POST /api/games/<id>/act`` ``{"action": id, "decision": n}`` -> ``{"moves": [...], "state": ...}``: the
   person's move then the bots' up to the person's next decision or the hand's end. ``decision`` is the
   state's own count of decisions taken: a request made from an older state (a second click, another tab
   of the same game) is stale and refused with 409;
 - ``POST /api/games/<id>/next`` ``{"decision": n}`` -> the next hand after a hand's end, or a new game
   (the score over games kept) after the game's end;
-- ``POST /api/games/<id>/new`` -> a new game now (the one in progress dropped), the score over games kept.
+- ``POST /api/games/<id>/new`` ``{}`` -> a new game now (the one in progress dropped), the score over games kept.
 
-Binds to 127.0.0.1 by default: the page is for the person at this machine.
+Every error, from a bad request to a bug, is ``{"error": "one line"}`` with its status (400 malformed or
+illegal, 403 no or wrong token or another site's request, 404 no such game, 405, 409 stale or out of turn,
+413 over the size limit, 415 not JSON, 500), and changes nothing.
+
+What keeps the server safe to leave running: game ids and tokens are random (``secrets``), so no page can
+guess another tab's game, and one that is not this page cannot act on any (the browser refuses a
+cross-site request with a custom header and a JSON body unless the server allows it, which it never does;
+an ``Origin`` or ``Sec-Fetch-Site`` header naming another site is refused outright). The games held are
+bounded: a game unused for ``idle_seconds`` is dropped, and past ``max_games`` the least recently used one.
+A request body is at most ``MAX_BODY`` bytes. Binds to 127.0.0.1 by default: the page is for the person at
+this machine.
 """
 
 from __future__ import annotations
 
+import hmac
 import itertools
+import json
+import secrets
 import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
 from importlib import resources
 from typing import Any
 
 from flask import Flask, Response, jsonify, request
+from werkzeug.exceptions import HTTPException, MethodNotAllowed
 
+from euchre_env.agents.registry import build_for_rules
 from euchre_env.game.cards import SUITS
+from euchre_env.game.errors import IllegalActionError
 from euchre_env.game.rules import Rules
 from euchre_env.game.scoring import describe_hand
 from euchre_env.game.seats import NUM_SEATS, team_of
 from euchre_env.play.table import Move, Table, hand_end_text, sorted_hand
 
+TOKEN_HEADER = "X-Euchre-Token"
+MAX_BODY = 4096  # bytes; the largest request the page sends is about 40
+MAX_GAMES = 100  # games held at once; a person plays in a few tabs
+IDLE_SECONDS = 6 * 3600.0  # a game unused this long is dropped
+
 
 class _Game:
-    """One browser tab's games: the current :class:`Table` and the games won so far by each team."""
+    """One browser tab's games: the current :class:`Table`, the games won so far by each team, the token."""
 
-    def __init__(self, make_table: Any) -> None:
+    def __init__(self, make_table: Callable[[], Table]) -> None:
         self.make_table = make_table
         self.table: Table = make_table()
         self.won = [0, 0]
         self.games = 1
         self.counted = False  # the current game's result is in ``won``
+        self.token = secrets.token_urlsafe(24)
+        self.used = 0.0  # when a request last used it (the store's clock)
 
     def new_table(self) -> None:
         self.table = self.make_table()
@@ -65,45 +94,162 @@ class _Game:
             self.won[winner] += 1
 
 
+class GameStore:
+    """The games the server holds, least recently used first: at most ``max_games``, none unused for more
+    than ``idle_seconds`` of ``clock`` (dropped when the store is next used). Callers hold the app's lock."""
+
+    def __init__(self, max_games: int, idle_seconds: float, clock: Callable[[], float]) -> None:
+        if isinstance(max_games, bool) or not isinstance(max_games, int) or max_games < 1:
+            raise ValueError(f"max_games must be a positive int, got {max_games!r}")
+        if isinstance(idle_seconds, bool) or not isinstance(idle_seconds, (int, float)) or not idle_seconds > 0:
+            raise ValueError(f"idle_seconds must be a positive number, got {idle_seconds!r}")
+        self.max_games, self.idle_seconds, self.clock = max_games, float(idle_seconds), clock
+        self._games: OrderedDict[str, _Game] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._games)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._games)
+
+    def add(self, game: _Game) -> str:
+        """Hold ``game`` under a new random id (dropping the least recently used past the cap); the id."""
+        self._expire()
+        game_id = secrets.token_urlsafe(12)
+        game.used = self.clock()
+        self._games[game_id] = game
+        while len(self._games) > self.max_games:
+            self._games.popitem(last=False)
+        return game_id
+
+    def get(self, game_id: str) -> _Game | None:
+        """The game, now its most recently used; None when there is none (never was, or dropped)."""
+        self._expire()
+        game = self._games.get(game_id)
+        if game is not None:
+            game.used = self.clock()
+            self._games.move_to_end(game_id)
+        return game
+
+    def _expire(self) -> None:
+        # Least recently used first, so the idle ones are at the front.
+        limit = self.clock() - self.idle_seconds
+        while self._games and next(iter(self._games.values())).used < limit:
+            self._games.popitem(last=False)
+
+
+class Refused(Exception):
+    """A request refused before it reaches a game: the status and the one line to answer."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
 def create_app(rules: Rules, seat: int = 0, partner: str = "rules", opponents: str = "rules",
-               seed: int = 0, hands: int | None = None) -> Flask:
+               seed: int = 0, hands: int | None = None, hint: str = "rules", max_games: int = MAX_GAMES,
+               idle_seconds: float = IDLE_SECONDS, clock: Callable[[], float] = time.monotonic) -> Flask:
     """The app; every tab's ``k``-th game is dealt from ``seed`` and ``k`` (so a seeded server replays).
-    A bad agent spec raises ``ValueError`` here, before the server starts."""
+    ``hint`` is the agent spec of the hint; ``max_games``, ``idle_seconds`` and ``clock`` bound the games
+    held (:class:`GameStore`). A bad agent spec or bound raises ``ValueError`` here, before the server starts."""
     counter = itertools.count()
-    lock = threading.Lock()  # one request at a time changes a game (Flask serves requests in threads)
+    lock = threading.Lock()  # one request at a time uses the games (Flask serves requests in threads)
+    games = GameStore(max_games, idle_seconds, clock)
 
     def make_table() -> Table:
         return Table(rules, seat, partner, opponents, seed=seed * 1_000_003 + next(counter), hands=hands)
 
     make_table()  # the agent specs are checked now, with their own one-line messages
-    games: dict[str, _Game] = {}
+    # One hint agent for every game: it reads only the InfoState it is given, and the lock serialises it.
+    hint_agent = build_for_rules(hint, rules, seed)
     app = Flask(__name__)
+    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
     app.config["euchre_games"] = games  # tests read the engine's state through this
 
     def error(message: str, status: int) -> tuple[Response, int]:
         return jsonify(error=message), status
 
-    def problem_with_decision(body: Any, game: _Game) -> tuple[Response, int] | None:
-        """The error answer when the request's ``decision`` is missing (400) or not the game's (409: stale)."""
-        n = body.get("decision") if isinstance(body, dict) else None
+    @app.errorhandler(Refused)
+    def refused(exc: Refused) -> tuple[Response, int]:
+        return error(str(exc), exc.status)
+
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException) -> Any:
+        """Flask's own refusals (no such page, wrong method, too large) as JSON, in one line."""
+        messages = {
+            404: f"no such page {request.path!r}: the API is under /api/games (docs/play.md)",
+            413: f"the request body is over the limit of {MAX_BODY} bytes",
+        }
+        if isinstance(exc, MethodNotAllowed):
+            allowed = sorted(exc.valid_methods or ())
+            response = jsonify(error=f"method {request.method} is not allowed on {request.path}; "
+                                     f"allowed: {', '.join(allowed)}")
+            response.headers["Allow"] = ", ".join(allowed)
+            return response, 405
+        code = exc.code or 500
+        return error(messages.get(code) or " ".join(f"{exc.name}: {exc.description}".split()), code)
+
+    @app.errorhandler(Exception)
+    def internal_error(exc: Exception) -> tuple[Response, int]:
+        """A bug: logged with its traceback, answered in one line of JSON (never Flask's HTML page)."""
+        app.logger.exception("error in %s %s", request.method, request.path)
+        return error(" ".join(f"internal error: {type(exc).__name__}: {exc}".split()), 500)
+
+    @app.before_request
+    def same_site_only() -> None:
+        """Refuse a request another site's page made (its browser says so in Origin or Sec-Fetch-Site)."""
+        if not request.path.startswith("/api/"):
+            return
+        origin = request.headers.get("Origin")
+        fetch_site = request.headers.get("Sec-Fetch-Site")
+        if (origin is not None and origin != request.host_url.rstrip("/")) or \
+                fetch_site not in (None, "same-origin", "none"):
+            raise Refused(403, f"refused: a request from another site ({origin or fetch_site}); "
+                               f"only this server's page may use the API")
+
+    def json_body() -> dict[str, Any]:
+        """The request's JSON object; a body of another type, not JSON (nested past Python's recursion limit
+        included) or not an object is refused with 415 or 400. Requiring JSON keeps other sites' forms out: a
+        browser sends a cross-site JSON request only after asking the server, which never allows it."""
+        if not request.is_json:
+            raise Refused(415, f"the request body must be JSON (Content-Type: application/json), "
+                               f"got {request.mimetype or 'none'!r}")
+        try:
+            body = json.loads(request.get_data(cache=True))
+        except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
+            reason = "nested too deeply" if isinstance(exc, RecursionError) else "not valid JSON"
+            raise Refused(400, f"the request body is {reason}: send a JSON object") from None
+        if not isinstance(body, dict):
+            raise Refused(400, f"the request body must be a JSON object, got {type(body).__name__}")
+        return body
+
+    def decision_of(body: dict[str, Any], game: _Game) -> None:
+        """Refuse a request without ``decision`` (400) or made at another decision than the game's (409)."""
+        n = body.get("decision")
         if isinstance(n, bool) or not isinstance(n, int):
-            return error("the request needs \"decision\": the state's decision count, an integer", 400)
+            raise Refused(400, "the request needs \"decision\": the state's decision count, an integer")
         if n != game.table.decisions:
-            return error(f"stale request: it was made at decision {n}, the game is at decision "
-                         f"{game.table.decisions}; reload the state", 409)
-        return None
+            raise Refused(409, f"stale request: it was made at decision {n}, the game is at decision "
+                               f"{game.table.decisions}; reload the state")
 
-    def answer(game_id: str, game: _Game, moves: list[Move]) -> Response:
+    def answer(game_id: str, game: _Game, moves: list[Move]) -> dict[str, Any]:
         game.count_result()
-        return jsonify(moves=[_move(m) for m in moves], state=_state(game_id, game))
+        return {"moves": [_move(m) for m in moves], "state": _state(game_id, game)}
 
-    def with_game(handler: Any) -> Any:
-        """A route on one game: 404 for an unknown id; one request at a time."""
+    def with_game(handler: Callable[[str, _Game], Any]) -> Callable[[str], Any]:
+        """A route on one game: 404 for an unknown (or dropped) id, 403 without the game's token; one
+        request at a time."""
         def route(game_id: str) -> Any:
             with lock:
                 game = games.get(game_id)
                 if game is None:
-                    return error(f"no game {game_id!r}: start one with POST /api/games", 404)
+                    raise Refused(404, f"no game {game_id!r}: never started, or dropped (unused for "
+                                       f"{_duration(games.idle_seconds)}, or the least recently used of more "
+                                       f"than {games.max_games}); start one with POST /api/games")
+                token = request.headers.get(TOKEN_HEADER, "")
+                if not hmac.compare_digest(token.encode(), game.token.encode()):
+                    raise Refused(403, f"{'wrong' if token else 'no'} {TOKEN_HEADER} header: send the "
+                                       f"token POST /api/games gave with this game")
                 return handler(game_id, game)
         route.__name__ = handler.__name__
         return route
@@ -115,43 +261,46 @@ def create_app(rules: Rules, seat: int = 0, partner: str = "rules", opponents: s
 
     @app.post("/api/games")
     def new_game() -> Any:
+        json_body()
         with lock:
-            game_id = f"g{len(games) + 1}"
-            game = games[game_id] = _Game(make_table)
+            game = _Game(make_table)
+            game_id = games.add(game)
             # (a hand the person sits out can end a one-hand game at once: answer() counts it)
-            return answer(game_id, game, game.table.advance())
+            return {"token": game.token, **answer(game_id, game, game.table.advance())}
 
     @app.get("/api/games/<game_id>")
     @with_game
     def get_game(game_id: str, game: _Game) -> Any:
-        return jsonify(_state(game_id, game))
+        return _state(game_id, game)
+
+    @app.get("/api/games/<game_id>/hint")
+    @with_game
+    def get_hint(game_id: str, game: _Game) -> Any:
+        try:
+            return {"hint": game.table.hint(hint_agent)}
+        except IllegalActionError as exc:  # not the person's turn
+            raise Refused(409, str(exc)) from None
 
     @app.post("/api/games/<game_id>/act")
     @with_game
     def act(game_id: str, game: _Game) -> Any:
-        body = request.get_json(silent=True)
-        if not isinstance(body, dict):
-            return error("the request body must be a JSON object {\"action\": id, \"decision\": n}", 400)
-        problem = problem_with_decision(body, game)
-        if problem is not None:
-            return problem
+        body = json_body()
+        decision_of(body, game)
         action = body.get("action")
         if isinstance(action, bool) or not isinstance(action, int):
-            return error(f"\"action\" must be an integer action id, got {action!r}", 400)
+            raise Refused(400, f"\"action\" must be an integer action id, got {action!r}")
         try:
             moves = [game.table.play(action)]
-        except ValueError as exc:  # IllegalActionError: not the person's turn, or not a legal action
-            return error(str(exc), 409 if "not your turn" in str(exc) else 400)
+        except IllegalActionError as exc:  # not the person's turn, or not a legal action
+            raise Refused(409 if "not your turn" in str(exc) else 400, str(exc)) from None
         return answer(game_id, game, moves + game.table.advance())
 
     @app.post("/api/games/<game_id>/next")
     @with_game
     def next_hand(game_id: str, game: _Game) -> Any:
-        problem = problem_with_decision(request.get_json(silent=True), game)
-        if problem is not None:
-            return problem
+        decision_of(json_body(), game)
         if not game.table.hand_over:
-            return error("the hand is still being played: next is for after a hand's end", 409)
+            raise Refused(409, "the hand is still being played: next is for after a hand's end")
         if game.table.finished:
             game.new_table()
         else:
@@ -162,18 +311,28 @@ def create_app(rules: Rules, seat: int = 0, partner: str = "rules", opponents: s
     @with_game
     def restart(game_id: str, game: _Game) -> Any:
         """A new game for this tab (the one in progress is dropped, uncounted); the score over games stays."""
+        json_body()
         game.new_table()
         return answer(game_id, game, game.table.advance())
 
     return app
 
 
+def _duration(seconds: float) -> str:
+    """``6 hours``, ``10 minutes``, ``90 seconds``: the largest unit that counts it whole."""
+    for unit, size in (("hour", 3600), ("minute", 60)):
+        if seconds % size == 0:
+            return f"{seconds / size:g} {unit}{'s' if seconds != size else ''}"
+    return f"{seconds:g} seconds"
+
+
 def _move(m: Move) -> dict[str, Any]:
-    return {"seat": m.seat, "who": m.who, "action": m.action, "text": m.text}
+    return {"seat": m.seat, "who": m.who, "action": m.action, "text": m.text, "forced": m.forced,
+            "took_trick": m.took_trick}
 
 
 def _state(game_id: str, game: _Game) -> dict[str, Any]:
-    """What the person's seat may see, as JSON: never another seat's cards before the hand's end."""
+    """What the person's seat may see, as JSON: its InfoState, never another seat's cards before the hand's end."""
     table = game.table
     s = table.view()
     deck = s.rules.deck_spec
@@ -193,6 +352,7 @@ def _state(game_id: str, game: _Game) -> dict[str, Any]:
         "target": s.rules.game_target,
         "dealer": s.dealer,
         "upcard": None if s.upcard is None else name(s.upcard),
+        "upcard_taken": s.upcard_taken,
         "turned_down": s.turned_down,
         "trump": None if s.trump < 0 else SUITS[s.trump],
         "maker": None if s.maker < 0 else s.maker,

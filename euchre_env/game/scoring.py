@@ -86,7 +86,7 @@ def describe_hand(rules: Rules, result: dict) -> str:
     points = ", ".join(f"team {t} {p:+d}" for t, p in enumerate(result["points"]) if p)
     reneged = result.get("reneged") or []
     penalty = f"; renege by seat {', '.join(map(str, reneged))}: -2 to that team" if reneged else ""
-    return (f"{who} {outcome} ({made} tricks of {rules.tricks_per_hand}{bid}): "
+    return (f"{who} {outcome} ({made} trick{'' if made == 1 else 's'} of {rules.tricks_per_hand}{bid}): "
             f"{points or 'no points'}{penalty}")
 
 
