@@ -40,8 +40,8 @@ which no decision reads). A rules field this file does not know (an option added
 Measured (``python -m tests.agents.test_rule_based_vector --decisions 100000``): 100,000 decisions with a choice in
 each of the test's 15 rule sets, 1.5 million in all, identical to the Python agent. On a shared 2-core machine,
 128 games of knock: about 1 us per decision with a choice (half of it the engine's legal masks) against
-60-100 us for ``ask_agent`` on a mirrored ``GameState``. The first call on a machine compiles for about 16 s
-and caches the result, as :mod:`euchre_env.compiled.kernels` does.
+60-100 us for ``ask_agent`` on a mirrored ``GameState``. The first call on a machine compiles (once per install;
+docs/vector.md#compilation) and caches the result, as :mod:`euchre_env.compiled.kernels` does.
 
 Why one module: as for :mod:`euchre_env.compiled.kernels`, Numba's disk cache is checked per source file, and
 the decision kernels call one another; split across files, a changed helper would leave its callers' cached

@@ -122,7 +122,7 @@ def _announce(what: str) -> None:
     global _announced
     if not _announced:
         _announced = True
-        sys.stderr.write(f"euchre-env: compiling {what} for this machine (Numba; once per install, a minute or two "
+        sys.stderr.write(f"euchre-env: compiling {what} for this machine (Numba; once per install, a few minutes "
                          f"on 2 cores); the machine code is cached in {cache_folder()} and loads in about a second "
                          "from then on\n")
         sys.stderr.flush()

@@ -49,11 +49,12 @@ On truncation every agent is truncated, `infos[agent]["truncated"]` names the li
 `reset(seed=..., options={"deal": {...}, "scores": [a, b]})` scripts the first deal.
 
 ## Speed
-The rules run on a compiled copy of the reference engine (`euchre_env.compiled.game`, Numba), proven
-equal to it step by step (`tests/differential/vector_differential.py`): one call a decision. The first env on a
-machine compiles that core, for about 40 s, and caches the machine code on disk; later processes load
-it in under a second. `env.unwrapped.game` is the reference engine's `GameState` of the same game,
-replayed from the episode's deals and actions when first read and kept in step from then on.
+The rules run on a compiled copy of the reference engine (`euchre_env.compiled.game`, Numba), proven equal to
+it step by step (`tests/differential/vector_differential.py`): one call a decision. The first env on a machine
+compiles that core (minutes on 2 cores, once per install, announced on stderr; docs/vector.md#compilation) and
+caches the machine code on disk; later processes load it in under a second. `env.unwrapped.game` is the
+reference engine's `GameState` of the same game, replayed from the episode's deals and actions when first read
+and kept in step from then on.
 
 ## Version history
 * v0: first release.

@@ -36,9 +36,9 @@ game changes. Every preset and rules option is supported (keywords as ``euchre_e
 runs the parallel kernels on Numba's threading layer, and under OpenMP, its default, a process that has
 run them can no longer ``fork`` (``docs/vector.md``).
 
-The rules are the reference engine's, ported to arrays in :mod:`euchre_env.compiled.kernels` (compiled
-with Numba: the first run on a machine compiles for about 25 s and caches the result, later runs load it
-in 2 s) and proven equal by a differential test against the engine and its observers.
+The rules are the reference engine's, ported to arrays in :mod:`euchre_env.compiled.kernels` (compiled with
+Numba once per install and cached on disk, announced on stderr; the times are in docs/vector.md#compilation)
+and proven equal by a differential test against the engine and its observers.
 """
 
 from __future__ import annotations
