@@ -124,7 +124,7 @@ def test_sb3_maskable_ppo(tmp_path, request):
     result = sb3.main(["--timesteps", "256", "--n-steps", "128", "--eval-deals", "6", "--seed", "1",
                        "--out", str(tmp_path)])
     assert result.timesteps == 256 and result.updates > 0 and result.weights_changed
-    assert result.illegal_actions == 0
+    assert result.illegal_actions == 0 and result.num_envs == 64  # SB3VecEnv: the rules agent has a compiled twin
     assert result.evaluation.deals == 6 and result.evaluation.hands == 12  # every deal played twice
     # The saved model as an opponent (a checkpoint): SingleSeatEnv raises if an opponent plays illegally.
     env = SingleSeatEnv("knock", opponents=sb3.MaskablePPOAgent.load(result.model_path), seat=0, episode="game")
@@ -187,6 +187,8 @@ def test_rllib_multiagent(tmp_path, request):
     ("sb3_maskable_ppo", ["--rules", "nope"], "argument --rules: invalid choice: 'nope' (choose from 'knock'"),
     ("sb3_maskable_ppo", ["--timesteps", "-5"], "argument --timesteps: expected a positive integer, got '-5'"),
     ("sb3_maskable_ppo", ["--eval-deals", "x"], "expected a non-negative integer"),
+    ("sb3_maskable_ppo", ["--num-envs", "0"], "argument --num-envs: expected a positive integer, got '0'"),
+    ("sb3_maskable_ppo", ["--n-steps", "100"], "argument --n-steps: 100 is not a multiple of --num-envs 64"),
     ("tianshou_dqn", ["--opponent", "nosuch"], "argument --opponent: unknown agent spec 'nosuch'"),
     ("tianshou_dqn", ["--rules", "nope"], "argument --rules: invalid choice: 'nope'"),
     ("tianshou_dqn", ["--epochs", "0"], "argument --epochs: expected a positive integer, got '0'"),
@@ -211,7 +213,8 @@ def test_example_arguments_parse(light_example, tmp_path):
     sb3 = light_example("sb3_maskable_ppo").parse_args(["--opponent", str(model), "--timesteps", "256",
                                                          "--eval-deals", "0", "--rules", "bid"])
     assert (sb3.opponent, sb3.timesteps, sb3.eval_deals, sb3.rules) == (str(model), 256, 0, "bid")
-    assert light_example("sb3_maskable_ppo").parse_args([]).opponent == "rules"
+    defaults = light_example("sb3_maskable_ppo").parse_args([])
+    assert (defaults.opponent, defaults.n_steps, defaults.num_envs) == ("rules", 1024, 64)
     tianshou = light_example("tianshou_dqn").parse_args(["--opponent", "pimc:3", "--epochs", "2"])
     assert (tianshou.opponent, tianshou.epochs, tianshou.envs) == ("pimc:3", 2, 4)
     rllib = light_example("rllib_multiagent").parse_args(["--iterations", "1", "--rules", "classic"])
