@@ -12,7 +12,11 @@ the periodic evaluation switched off, in a temporary run folder, and reports:
   the reference games kept for them), and the collector's own loop (dispatch, buffers, the critic's
   features) has its own row.
 
+``--device`` (``run.device``: ``auto``, the default, ``cpu``, ``cuda``, ``cuda:N``, ``mps``, or ``cpu-dense``, the
+accelerator's code path on the CPU) says where the networks run; the report names the device it resolved to.
+
     .venv/bin/python benchmarks/bench_train.py --updates 20
+    .venv/bin/python benchmarks/bench_train.py --updates 20 --device cpu-dense
 """
 
 from __future__ import annotations
@@ -36,8 +40,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--config", default=os.path.join(os.path.dirname(__file__), "..", "configs", "knock.yaml"))
     parser.add_argument("--updates", type=int, default=20)
     parser.add_argument("--set", dest="overrides", nargs="*", default=[], metavar="KEY=VALUE")
+    parser.add_argument("--device", default="auto",
+                        help="where the networks run (run.device): auto (default), cpu, cuda, cuda:N, mps, or "
+                             "cpu-dense (the accelerator's code path on the CPU)")
     args = parser.parse_args(argv)
-    config = load_config(args.config, ["eval.every=0", "eval.select_last=0", *args.overrides])
+    try:
+        config = load_config(args.config, ["eval.every=0", "eval.select_last=0", *args.overrides,
+                                           f"run.device={args.device}"])
+    except ValueError as e:  # a device this machine lacks: the config's one line
+        parser.error(str(e))
     with tempfile.TemporaryDirectory() as tmp:
         trainer = Trainer(config, os.path.join(tmp, "bench"), log=lambda text: None)
         ppo = config.ppo
@@ -63,13 +74,14 @@ def main(argv: list[str] | None = None) -> None:
             rates.append(len(rollout) / (t2 - t0))
         trainer.close()
     total = collect + learn
-    print(f"config {os.path.basename(args.config)} ({config.rules.preset}), {args.updates - 1} updates after a "
-          f"warm-up, {decisions:,} learner decisions (+{forced:,} forced moves), torch {torch.__version__}, "
-          f"{config.run.torch_threads} torch thread(s), Python {platform.python_version()}, {os.cpu_count()} CPUs")
+    print(f"config {os.path.basename(args.config)} ({config.rules.preset}), device {trainer.device_label}, "
+          f"{args.updates - 1} updates after a warm-up, {decisions:,} learner decisions (+{forced:,} forced moves), "
+          f"torch {torch.__version__}, {config.run.torch_threads} torch thread(s), Python "
+          f"{platform.python_version()}, {os.cpu_count()} CPUs")
     print()
     print("| measure | value |")
     print("|---|---|")
-    print(f"| self-play decisions/s, end to end | {decisions / total:,.0f} |")
+    print(f"| learner decisions/s on {config.run.device}, end to end | {decisions / total:,.0f} |")
     if rates:  # a shared machine's slow minutes move the total; the median update much less
         print(f"| end to end, the median update (slowest-fastest) | {statistics.median(rates):,.0f} "
               f"({min(rates):,.0f}-{max(rates):,.0f}) |")

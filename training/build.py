@@ -31,13 +31,14 @@ def make_oracle(config: TrainConfig, rules: Rules, scripted: dict[str, Any]) -> 
     return Oracle(rules, [SELF, PAST, *scripted]) if config.model.critic == "oracle" else None
 
 
-def make_model(config: TrainConfig, rules: Rules, oracle: Oracle | None) -> ActorCritic:
-    """The actor-critic of the run, its initial weights seeded by ``run.seed``."""
+def make_model(config: TrainConfig, rules: Rules, oracle: Oracle | None, dense: bool = False) -> ActorCritic:
+    """The actor-critic of the run, its initial weights seeded by ``run.seed`` (on the CPU; ``dense``: in the
+    accelerator's form, the same weights)."""
     model = config.model
     torch.manual_seed(config.run.seed)
     return ActorCritic(make_observer(rules, model.observation).size, len(action_table(rules)), model.hidden,
                        critic_extra=oracle.size if oracle is not None else 0,
-                       solver_head=config.ppo.solver_coef > 0)
+                       solver_head=config.ppo.solver_coef > 0, dense=dense)
 
 
 def make_selfplay(config: TrainConfig, rules: Rules, model: ActorCritic, oracle: Oracle | None,

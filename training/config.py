@@ -6,6 +6,9 @@ value (the value is read as YAML: ``--set ppo.lr=3e-4``). A mapping value such a
 is replaced as a whole (``--set 'league.mix={self: 1, rules: 1}'``). An unknown section or key,
 a value of the wrong type, a number outside its key's range (:data:`RANGES`) or a YAML tag is an error
 of one line that names it; YAML is read with ``yaml.safe_load``, which builds plain data only.
+
+Why one module: every hyperparameter, its default, its allowed range and its check live in one config
+object (as CleanRL keeps them), so that a reader finds any knob of a run in one file.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import reprlib
 from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from typing import Any
 
+import torch
 import yaml
 
 from euchre_env.agents.neural.network import PRECISIONS
@@ -35,6 +39,10 @@ class RunConfig:
     checkpoint_every: int = 10  # updates between checkpoints (latest.pt)
     # Where self-play collects: "local" (this process) or "ray" (Ray actors, the section ray below).
     backend: str = "local"
+    # Where the networks run (rollout inference and the PPO update): "cpu" (the sparse first layer and its Numba
+    # kernels), "cuda" or "cuda:N", "mps", or "auto" (cuda if torch sees one, else mps, else cpu; the run's config
+    # records the device it resolved to). "cpu-dense" runs the accelerator's code path on the CPU (tests).
+    device: str = "cpu"
 
 
 @dataclass
@@ -61,6 +69,9 @@ class ModelConfig:
 
 CRITICS = ("oracle", "seat")
 BACKENDS = ("local", "ray")  # where self-play collects (training/ray_collect.py)
+AUTO_DEVICE = "auto"  # run.device: resolved by the trainer on the machine the run starts on
+DENSE_CPU = "cpu-dense"  # run.device: the accelerator's code path (dense first layer, torch only) on the CPU
+DEVICES = ("auto", "cpu", "cuda", "cuda:N", "mps")  # what run.device takes (and DENSE_CPU), for messages
 LEAGUE_KEEP = ("spread", "recent")
 AUTO_PRECISION = "auto"  # ppo.matmul_precision: resolved by the trainer on the machine the run starts on
 
@@ -276,6 +287,45 @@ def threads_here(requested: int) -> tuple[int, str]:
                    f"using {cores}")
 
 
+def devices_here() -> list[str]:
+    """The devices torch can run the networks on here: ``cpu``, then ``cuda:0``... and ``mps`` where it sees them."""
+    here = ["cpu"]
+    if torch.cuda.is_available():
+        here += [f"cuda:{i}" for i in range(torch.cuda.device_count())]
+    mps = getattr(torch.backends, "mps", None)
+    if mps is not None and mps.is_available():
+        here.append("mps")
+    return here
+
+
+def resolve_device(name: str) -> tuple[torch.device, bool]:
+    """``(the torch device, dense)`` that ``run.device`` ``name`` asks for on this machine; ``dense``: the networks
+    take the accelerator's form (a dense first layer, torch's operations only), everywhere but on ``cpu``.
+    ValueError in one line for a name that is no device or one this machine lacks, naming those it has."""
+    if not re.fullmatch(r"auto|cpu|cpu-dense|cuda(:\d+)?|mps", name):
+        raise ValueError(f"config run.device must be one of {', '.join(map(repr, DEVICES))}, got {_shown(name)}")
+    here = devices_here()
+    if name == AUTO_DEVICE:
+        name = "cuda" if "cuda:0" in here else "mps" if "mps" in here else "cpu"
+    if name in ("cpu", DENSE_CPU):
+        return torch.device("cpu"), name == DENSE_CPU
+    if (name + ":0" if name == "cuda" else name) not in here:
+        build = "" if torch.version.cuda or name == "mps" else f" (torch {torch.__version__} is built without CUDA)"
+        raise ValueError(f"config run.device {name!r} is not available on this machine, which has: "
+                         f"{', '.join(here)}{build}; set run.device to one of those, or auto")
+    return torch.device(name), True
+
+
+def describe_device(device: torch.device, dense: bool) -> str:
+    """The device as a run's log names it: ``cpu``, ``cpu-dense (...)``, ``cuda:0 (NVIDIA H200)``, ``mps (...)``."""
+    if device.type == "cpu":
+        return f"{DENSE_CPU} (the accelerator's code path on the CPU)" if dense else "cpu"
+    if device.type == "cuda":
+        index = device.index if device.index is not None else torch.cuda.current_device()
+        return f"cuda:{index} ({torch.cuda.get_device_name(index)})"
+    return f"{device.type} (dense first layer)"
+
+
 @dataclass
 class TrainConfig:
     run: RunConfig = field(default_factory=RunConfig)
@@ -315,6 +365,7 @@ class TrainConfig:
         _choice("model.critic", self.model.critic, CRITICS)
         _choice("ppo.matmul_precision", p.matmul_precision, (*PRECISIONS, AUTO_PRECISION))
         _choice("run.backend", self.run.backend, BACKENDS)
+        resolve_device(self.run.device)  # a device this machine lacks: one line naming those it has
         if not lg.mix or sum(lg.mix.values()) <= 0:
             raise ValueError(f"config league.mix needs an opponent of weight above 0, got {_shown(lg.mix)}")
         if self.eval.every and not self.eval.opponents:
@@ -438,9 +489,10 @@ def load_config(path: str | None = None, overrides: list[str] = ()) -> TrainConf
     return TrainConfig.from_dict(data)
 
 
-# What --resume may change: how long to train, and how to select and evaluate at the end.
+# What --resume may change: how long to train, and how to select and evaluate at the end; and the device (a run
+# may move between machines; it resumes bit for bit on the CPU, not across devices).
 RESUMABLE_CHANGES = ("run.total_decisions", "run.max_minutes", "final_eval", "eval.workers", "eval.select_hands",
-                     "eval.select_seed", "ray.address")
+                     "eval.select_seed", "ray.address", "run.device")
 
 
 def config_changes(saved: dict[str, Any], now: dict[str, Any], prefix: str = "") -> list[str]:

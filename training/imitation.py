@@ -34,6 +34,9 @@ def clone(model: ActorCritic, demos: Rollout, cfg: PretrainConfig, generator: to
     _, returns = advantages(demos, gamma=1.0, lam=1.0)
     obs, mask, extra = torch.from_numpy(demos.obs), torch.from_numpy(demos.mask), torch.from_numpy(demos.extra)
     actions, ret = torch.from_numpy(demos.action), torch.from_numpy(returns)
+    device = model.actor[0].weight.device if model.dense else None  # the dense form's: the demonstrations go there
+    if device is not None:
+        obs, mask, extra, actions, ret = (t.to(device) for t in (obs, mask, extra, actions, ret))
     optimizer = torch.optim.Adam(model.parameters(), lr=cfg.lr, eps=1e-5)
     n = len(demos)
     batches = math.ceil(n / cfg.minibatch_size)
@@ -45,6 +48,8 @@ def clone(model: ActorCritic, demos: Rollout, cfg: PretrainConfig, generator: to
             order = torch.randperm(n, generator=generator)
             for start in range(0, n, cfg.minibatch_size):
                 mb = order[start:start + cfg.minibatch_size]
+                if device is not None:
+                    mb = mb.to(device)
                 logits, value = model(obs[mb], mask[mb], extra[mb])
                 policy_loss = torch.nn.functional.cross_entropy(logits, actions[mb])
                 value_loss = 0.5 * ((value - ret[mb]) ** 2).mean()

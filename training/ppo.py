@@ -43,23 +43,36 @@ def ppo_update(
     model: ActorCritic, optimizer: torch.optim.Optimizer, rollout: Rollout, cfg: PPOConfig,
     generator: torch.Generator,
 ) -> dict[str, float]:
-    """Run the PPO epochs on one rollout; returns the losses and diagnostics to log."""
+    """Run the PPO epochs on one rollout; returns the losses and diagnostics to log.
+
+    On the CPU the observations become their non-zero entries for the sparse first layer; a model in the dense
+    form runs on its device: the rollout moves there once and every minibatch is indexed there (the
+    minibatches' order is drawn by ``generator`` on the CPU, the same on every device)."""
     adv_np, ret_np = advantages(rollout, cfg.gamma, cfg.gae_lambda)
-    # The observations as their non-zero entries, once for all epochs (the networks' first layer reads
-    # them; agents/neural/sparse_input.py).
-    obs = SparseRows.from_dense(rollout.obs)
-    mask = torch.from_numpy(rollout.mask)
-    extra = SparseRows.from_dense(rollout.extra)  # the critic's privileged features (none with the seat critic)
-    actions = torch.from_numpy(rollout.action)
-    old_log_prob = torch.from_numpy(rollout.log_prob)
-    old_value = torch.from_numpy(rollout.value)
-    adv_all = torch.from_numpy(adv_np)
-    ret = torch.from_numpy(ret_np)
+    device = model.actor[0].weight.device if model.dense else None
+    if device is None:
+        # The observations as their non-zero entries, once for all epochs (the networks' first layer reads
+        # them; agents/neural/sparse_input.py).
+        obs = SparseRows.from_dense(rollout.obs)
+        extra = SparseRows.from_dense(rollout.extra)  # the critic's privileged features (none with the seat critic)
+    else:
+        obs = torch.from_numpy(rollout.obs).to(device)
+        extra = torch.from_numpy(rollout.extra).to(device)
+
+    def tensor(a: np.ndarray) -> torch.Tensor:
+        return torch.from_numpy(a) if device is None else torch.from_numpy(a).to(device)
+
+    mask = tensor(rollout.mask)
+    actions = tensor(rollout.action)
+    old_log_prob = tensor(rollout.log_prob)
+    old_value = tensor(rollout.value)
+    adv_all = tensor(adv_np)
+    ret = tensor(ret_np)
     n = len(rollout)
     keys = ["policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac"]
     solver = rollout.solver_target is not None and model.solver_head is not None and cfg.solver_coef > 0
     if solver:
-        target_all = torch.from_numpy(rollout.solver_target)
+        target_all = tensor(rollout.solver_target)
         keys.append("solver_loss")
     stats: dict[str, list[float]] = {k: [] for k in keys}
     model.train()
@@ -69,6 +82,8 @@ def ppo_update(
             kl_epoch = []
             for start in range(0, n, cfg.minibatch_size):
                 mb = order[start:start + cfg.minibatch_size]
+                if device is not None:
+                    mb = mb.to(device)
                 if solver:  # the actor's features once, for the logits and the solver head
                     logits, q = model.solver_values(obs[mb], mask[mb])
                     value = model.value(obs[mb], extra[mb])

@@ -89,7 +89,9 @@ class RayCollector:
         # worker, and their spinning threads slow the other workers on the same node.
         one_thread = {"env_vars": {"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}}
         actor = ray.remote(num_cpus=1, max_restarts=-1, max_task_retries=0, runtime_env=one_thread)(_RolloutWorker)
-        self.workers = [actor.remote(config.to_dict(), k) for k in range(workers)]
+        worker_config = config.to_dict()
+        worker_config["run"]["device"] = "cpu"  # each collects on its CPU, with the sparse first layer
+        self.workers = [actor.remote(worker_config, k) for k in range(workers)]
         self._league_key: tuple[str, ...] | None = None
         self._league_ref: Any = None
         self.died: list[int] = []  # the workers lost during the last update
@@ -126,10 +128,12 @@ class RayCollector:
 
         for k in self.died:  # lost last update: let Ray finish restarting it (bounded) before sending it work
             self._await_restart(k)
-        weights = ray.put({k: v.detach().clone() for k, v in model.state_dict().items()})
+        # CPU copies: the learner may live on an accelerator (run.device); the workers collect on their CPUs
+        weights = ray.put({k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()})
         key = tuple(name for name, _ in snapshots)
         if key != self._league_key:  # the league changed (a snapshot added or dropped): send it once
-            self._league_ref = ray.put([(name, net.state_dict()) for name, net in snapshots])
+            self._league_ref = ray.put([(name, {k: v.cpu() for k, v in net.state_dict().items()})
+                                        for name, net in snapshots])
             self._league_key = key
         n = len(self.workers)
         shares = [budget // n + (1 if k < budget % n else 0) for k in range(n)]

@@ -37,6 +37,11 @@ reward); each learner seat gets it, scaled, on its own last decision of the hand
 share it. Every (game, seat, hand) is one episode for the returns: ``next_index`` links each
 recorded decision to the same seat's next decision in the same hand (-1 after its last).
 
+Devices. On the CPU the networks read the batch's arrays in place (their sparse first layer) and the draws are
+the Numba sampler's. A network in the accelerator's dense form (``run.device`` other than ``cpu``) lives on its
+device: each batched forward pass moves that batch's observations and masks there once, samples there with a
+generator on that device, and only the chosen actions and their log-probabilities come back.
+
 Games run whole (scores carry over from hand to hand, so the learner sees every score
 situation) until the update's decision budget is reached; then each slot finishes the hand
 in progress and stops. Every random choice of an update comes from generators seeded with
@@ -188,7 +193,9 @@ class SelfPlay:
         idle (it still steps, on its first legal action, until the last game is done).
         """
         rng = np.random.default_rng([seed, update, stream])
-        generator = torch.Generator().manual_seed(int(rng.integers(2**62)))
+        # The dense form's device (None: the CPU's sparse path), where its batches go and its draws are made.
+        device = self.model.actor[0].weight.device if self.model.dense else None
+        generator = torch.Generator(device=device or "cpu").manual_seed(int(rng.integers(2**62)))
         for k, agent in enumerate(self.scripted.values()):
             agent.reset(int(rng.integers(2**62)) + k)
         buf = _Buffers(budget + self.num_games * self.per_hand, self.encoder.size, self.extra_size, self.num_actions,
@@ -263,12 +270,9 @@ class SelfPlay:
                                                                         "teacher")) for g in games.tolist()]
                 else:
                     t = time.perf_counter()
-                    with torch.no_grad():
-                        logits = self.model.masked_logits(torch.from_numpy(buf.obs[rows]),
-                                                          torch.from_numpy(buf.mask[rows]))
-                        acts, logps = sample_actions(logits, generator)
+                    buf.action[rows], buf.log_prob[rows] = _sample(self.model.actor, buf.obs[rows], buf.mask[rows],
+                                                                   generator, device)
                     inference += time.perf_counter() - t
-                    buf.action[rows], buf.log_prob[rows] = acts.numpy(), logps.numpy()
                 if buf.labelled:
                     for i, g in zip(range(n, n + len(learner)), games.tolist()):
                         state = slots[g].state
@@ -285,9 +289,7 @@ class SelfPlay:
                     on_step(n)
             for name, group in sorted(frozen.items(), key=lambda item: item[1][0]):  # in order of first game
                 t = time.perf_counter()
-                with torch.no_grad():
-                    logits = snapshots[name].masked_logits(torch.from_numpy(obs[group]), torch.from_numpy(mask[group]))
-                    actions[group] = sample_actions(logits, generator)[0].numpy()
+                actions[group] = _sample(snapshots[name], obs[group], mask[group], generator, device)[0]
                 inference += time.perf_counter() - t
             absolute = venv.to_absolute(actions)  # before the step: the frames are those of this decision
             t = clock()
@@ -309,20 +311,25 @@ class SelfPlay:
                     slot.state.next_hand(deal=venv.current_deal(g))
         if teacher is None:
             t = time.perf_counter()
-            buf.value[:n] = self._values(buf.obs[:n], buf.extra[:n])
+            buf.value[:n] = self._values(buf.obs[:n], buf.extra[:n], device)
             inference += time.perf_counter() - t
         return buf.rollout(n, hands, forced, inference, dict(margins), engine, scripted)
 
-    def _values(self, obs: np.ndarray, extra: np.ndarray) -> np.ndarray:
+    def _values(self, obs: np.ndarray, extra: np.ndarray, device: torch.device | None = None) -> np.ndarray:
         """The critic's values of a rollout's decisions, in passes of :data:`VALUE_BATCH` rows. The critic
         chooses nothing, so it runs once the collection is over instead of beside the actor at every step:
         0.04 s for a 16,884-decision rollout against 0.09 s in ~290 passes of ~58 rows (the same values up to
-        the order of float additions)."""
+        the order of float additions). ``device``: the dense form's (each pass's rows move there)."""
         values = np.empty(len(obs), np.float32)
         with torch.no_grad():
             for start in range(0, len(obs), VALUE_BATCH):
                 rows = slice(start, start + VALUE_BATCH)
-                values[rows] = self.model.value(torch.from_numpy(obs[rows]), torch.from_numpy(extra[rows])).numpy()
+                if device is None:
+                    values[rows] = self.model.value(torch.from_numpy(obs[rows]),
+                                                    torch.from_numpy(extra[rows])).numpy()
+                else:
+                    values[rows] = self.model.value(torch.from_numpy(obs[rows]).to(device),
+                                                    torch.from_numpy(extra[rows]).to(device)).cpu().numpy()
         return values
 
     def _reward_hand(self, slot: _Slot, points: list[int], reward: np.ndarray, margins: dict[str, list[float]]
@@ -335,6 +342,20 @@ class SelfPlay:
                 slot.last[seat] = -1
         if slot.learner_team >= 0:
             margins[slot.opponent].append(team_margin(points, slot.learner_team))
+
+
+def _sample(net: PolicyNet, obs: np.ndarray, mask: np.ndarray, generator: torch.Generator,
+            device: torch.device | None) -> tuple[np.ndarray, np.ndarray]:
+    """``(actions, log-probabilities)`` of ``net``'s draws for a batch: on the CPU's sparse path from the arrays in
+    place with the Numba sampler; on a ``device`` (the dense form) the batch moves there once, is drawn there with
+    torch (``generator`` is on that device) and only the draws come back."""
+    with torch.no_grad():
+        if device is None:
+            acts, logps = sample_actions(net.masked_logits(torch.from_numpy(obs), torch.from_numpy(mask)), generator)
+            return acts.numpy(), logps.numpy()
+        logits = net.masked_logits(torch.from_numpy(obs).to(device), torch.from_numpy(mask).to(device))
+        acts, logps = sample_actions(logits, generator, kernel=False)
+        return acts.cpu().numpy(), logps.cpu().numpy()
 
 
 class _Buffers:

@@ -62,10 +62,13 @@ from euchre_env.evaluation.progress import progress_bar
 from euchre_env.training.allocator import keep_freed_memory
 from euchre_env.training.build import make_model, make_oracle, make_selfplay, scripted_agents
 from euchre_env.training.config import (
+    AUTO_DEVICE,
     AUTO_PRECISION,
     RESUMABLE_CHANGES,
     TrainConfig,
     config_changes,
+    describe_device,
+    resolve_device,
     threads_here,
     with_defaults,
 )
@@ -101,12 +104,20 @@ class Trainer:
             self.log(warning)
         torch.set_num_threads(threads)
         keep_freed_memory()  # the PPO minibatches' activations without page faults (training/allocator.py)
+        # Where the networks run; dense: in the accelerator's form (every device but the plain cpu). Before
+        # config.yaml is written: a run started with "auto" records the device it got.
+        self.device, self.dense = resolve_device(config.run.device)
+        if config.run.device == AUTO_DEVICE:
+            config.run.device = self.device.type
+        self.device_label = describe_device(self.device, self.dense)
         if config.ppo.matmul_precision == AUTO_PRECISION:  # before config.yaml is written: the run keeps the choice
-            config.ppo.matmul_precision = fastest_precision()
+            on_cpu = self.device.type == "cpu"  # an accelerator's products are timed there
+            config.ppo.matmul_precision = fastest_precision() if on_cpu else fastest_precision(device=self.device)
             self.log(f"ppo.matmul_precision auto: {config.ppo.matmul_precision}, the faster product on this machine")
         scripted = scripted_agents(config)
         self.oracle = make_oracle(config, self.rules, scripted)
-        self.model = make_model(config, self.rules, self.oracle)  # a resumed run loads its own weights over these
+        # a resumed run loads its own weights over these
+        self.model = make_model(config, self.rules, self.oracle, dense=self.dense).to(self.device)
         # foreach: each of its operations over every tensor at once (0.8 ms a step against 1.4 for the loop over
         # tensors, 2 cores; fused, 0.3 ms, does not resume bit for bit)
         self.optimizer = torch.optim.Adam(self._param_groups(), lr=config.ppo.lr, eps=1e-5, foreach=True)
@@ -130,6 +141,7 @@ class Trainer:
         self.writer = SummaryWriter(run_dir, purge_step=self.update if resume else None)
         if not resume:
             self.writer.add_text("config", "```\n" + yaml.safe_dump(config.to_dict(), sort_keys=False) + "```")
+        self.writer.add_text("device", self.device_label, self.update)  # each start: a resume may move the run
 
     def _param_groups(self) -> list[dict[str, Any]]:
         """One group at ``ppo.lr``, or with ``ppo.critic_lr`` the actor's and the critic's apart (in that
@@ -199,7 +211,8 @@ class Trainer:
                                   "start a new run with another --run-name") from None
 
     def _load_snapshot(self, name: str) -> PolicyNet:
-        return build_model(load_checkpoint(os.path.join(self.ckpt_dir, "league", name + ".pt"), self.rules))
+        actor = build_model(load_checkpoint(os.path.join(self.ckpt_dir, "league", name + ".pt"), self.rules))
+        return actor.copy(dense=True, device=self.device) if self.dense else actor  # on the learner's device
 
     def _selfplay(self, mix: dict[str, float], scripted: dict[str, Any]) -> SelfPlay:
         """A collector of this run's model, observation and oracle against ``mix``."""
@@ -211,11 +224,13 @@ class Trainer:
         return model_payload(self.model.actor, self.rules, self.config.model.observation)
 
     def checkpoint_payload(self) -> dict[str, Any]:
+        """The play payload and the trainer's keys, every tensor on the CPU (a checkpoint names no device)."""
         payload = self.play_payload()
-        payload["critic"] = {k: v.detach().clone() for k, v in self.model.critic.state_dict().items()}
+        payload["critic"] = {k: v.detach().to("cpu", copy=True) for k, v in self.model.critic.state_dict().items()}
         if self.model.solver_head is not None:
-            payload["solver_head"] = {k: v.detach().clone() for k, v in self.model.solver_head.state_dict().items()}
-        payload["optimizer"] = self.optimizer.state_dict()
+            payload["solver_head"] = {k: v.detach().to("cpu", copy=True)
+                                      for k, v in self.model.solver_head.state_dict().items()}
+        payload["optimizer"] = _on_cpu(self.optimizer.state_dict())
         payload["config"] = self.config.to_dict()
         payload["league"] = list(self.league)
         payload["counters"] = {
@@ -261,9 +276,9 @@ class Trainer:
                  path: str | None = None, progress: bool = False, leave: bool = True) -> list[MatchResult]:
         """Duplicate matches of the learner (greedy) against each opponent: ``{spec: deals}``, each with its
         bar on stderr if ``progress`` (erased at its end unless ``leave``)."""
-        if path is None:  # the current weights, played in this process
-            spec: Any = _GreedyFactory(self.model.actor, self.rules, self.config.model.observation,
-                                       f"update {self.update}")
+        if path is None:  # the current weights, played in this process (on the CPU, as a checkpoint plays)
+            actor = self.model.actor.copy() if self.dense else self.model.actor
+            spec: Any = _GreedyFactory(actor, self.rules, self.config.model.observation, f"update {self.update}")
             workers = 1
         else:
             spec = path
@@ -384,7 +399,8 @@ class Trainer:
         limit = run.max_minutes * 60 if run.max_minutes > 0 else math.inf
         stops = f"{run.total_decisions:,} decisions" + (f" or {run.max_minutes:g} minutes, whichever comes first"
                                                           if run.max_minutes > 0 else "")
-        self.log(f"training {self.run_dir} until {stops} (Ctrl-C saves the last completed update and stops)")
+        self.log(f"training {self.run_dir} on {self.device_label} until {stops} (Ctrl-C saves the last completed "
+                 "update and stops)")
         guard = InterruptGuard(self.log)
         with guard.installed():
             try:
@@ -517,6 +533,18 @@ class Trainer:
         live = " ".join(f"{o} {np.mean(m):+.2f}" for o, m in sorted(rollout.margins.items()))
         best = f", best {self.best_margin:+.3f}" if math.isfinite(self.best_margin) else ""
         return f"update {self.update}, train margin {live or '-'}{best}"
+
+
+def _on_cpu(state: Any) -> Any:
+    """``state`` (an optimizer's state dict: dicts, lists and tuples of tensors and numbers) with every tensor on the
+    CPU: a tensor already there is kept as it is."""
+    if isinstance(state, torch.Tensor):
+        return state.cpu()
+    if isinstance(state, dict):
+        return {k: _on_cpu(v) for k, v in state.items()}
+    if isinstance(state, (list, tuple)):
+        return type(state)(_on_cpu(v) for v in state)
+    return state
 
 
 def _dropped_snapshot(league: list[str], keep: str) -> int:

@@ -132,7 +132,11 @@ class NeuralAgent:
         if not mask.any():
             raise ValueError("NeuralAgent.act: the action mask has no legal action (is it this seat's turn?)")
         with torch.no_grad():
-            logits = self.model.masked_logits(torch.as_tensor(obs).unsqueeze(0), torch.as_tensor(mask).unsqueeze(0))[0]
+            x, m = torch.as_tensor(obs).unsqueeze(0), torch.as_tensor(mask).unsqueeze(0)
+            device = self.model[0].weight.device  # an in-memory network may live on an accelerator
+            if device.type != "cpu":
+                x, m = x.to(device), m.to(device)
+            logits = self.model.masked_logits(x, m)[0].cpu()
         if self.greedy:
             action = int(logits.argmax())
         else:
@@ -216,8 +220,11 @@ class NetworkPolicy:
                                      t.card_at, t.rnd_off, t.rnd_width, t.col, t.perms, t.cands, t.ncands, t.to_abs,
                                      t.structured, True)
         with torch.no_grad():
-            logits = self.agent.model.masked_logits(torch.from_numpy(self._obs[games]),
-                                                    torch.from_numpy(self._mask[games]))
+            x, m = torch.from_numpy(self._obs[games]), torch.from_numpy(self._mask[games])
+            device = self.agent.model[0].weight.device  # an in-memory network may live on an accelerator
+            if device.type != "cpu":
+                x, m = x.to(device), m.to(device)
+            logits = self.agent.model.masked_logits(x, m).cpu()
             if self.agent.greedy:
                 ids = logits.argmax(-1).numpy()
             else:

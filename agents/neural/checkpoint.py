@@ -88,7 +88,8 @@ def model_payload(actor: PolicyNet, rules: Rules, observation: str = "absolute")
         "format": FORMAT,
         "version": VERSION,
         "observation": observation,
-        "actor": {k: v.detach().clone() for k, v in actor.state_dict().items()},
+        # CPU copies whatever device the actor is on: a checkpoint holds no device and loads anywhere
+        "actor": {k: v.detach().to("cpu", copy=True) for k, v in actor.state_dict().items()},
         "hidden": list(actor.hidden),
         "obs_size": actor.obs_size,
         "num_actions": actor.num_actions,
@@ -211,7 +212,9 @@ def load_checkpoint(path: str | os.PathLike, rules: Rules | None = None) -> dict
 
 
 def build_model(data: dict[str, Any], path: str | os.PathLike | None = None) -> PolicyNet:
-    """The actor of a loaded checkpoint (``path``: the file, for messages), weights in, in eval mode."""
+    """The actor of a loaded checkpoint (``path``: the file, for messages), weights in, in eval mode: on the CPU,
+    with the sparse first layer, however the checkpoint was trained (:meth:`PolicyNet.copy` gives the dense form
+    on another device)."""
     where = "checkpoint" if path is None else f"checkpoint {os.fspath(path)!r}"
     try:
         hidden = [int(h) for h in data["hidden"]]

@@ -26,12 +26,19 @@ ILLEGAL_LOGIT = -1e9  # finite, so that 0 * logit stays 0 in the entropy (inf wo
 PRECISIONS = ("float32", "bfloat16")  # what the dense layers' products may compute in (matmul_precision)
 
 
-def _layers(sizes: list[int], out: int, out_gain: float) -> list[nn.Module]:
+def _layers(sizes: list[int], out: int, out_gain: float, dense: bool = False) -> list[nn.Module]:
     layers: list[nn.Module] = []
     for a, b in itertools.pairwise(sizes):
-        # The first layer sees the mostly-zero observation: computed from its non-zero entries.
-        linear = SparseInputLinear(a, b) if not layers else DenseLinear(a, b)
-        layers += [_init(linear, 2**0.5), Tanh()]
+        # The first layer sees the mostly-zero observation: on the CPU computed from its non-zero entries; on an
+        # accelerator (``dense``) a plain ``nn.Linear`` and torch's tanh. The same parameters either way (the same
+        # random draws, the same state dict), so a network's weights load into either form.
+        if layers:
+            linear = DenseLinear(a, b)
+        elif dense:
+            linear = nn.Linear(a, b)
+        else:
+            linear = SparseInputLinear(a, b)
+        layers += [_init(linear, 2**0.5), nn.Tanh() if dense else Tanh()]
     layers.append(_init(DenseLinear(sizes[-1], out), out_gain))
     return layers
 
@@ -55,21 +62,33 @@ class DenseLinear(nn.Linear):
         return F.linear(x.to(low), self.weight.to(low), self.bias.to(low))
 
 
-def fastest_precision(rows: int = 4096, width: int = 256, repeats: int = 5) -> str:
+def fastest_precision(rows: int = 4096, width: int = 256, repeats: int = 5, device: torch.device | str = "cpu"
+                      ) -> str:
     """Whichever of :data:`PRECISIONS` multiplies a ``[rows, width] x [width, width]`` product faster on this
-    machine, timed now (a few milliseconds); bfloat16 only when at least 1.5x as fast, since it also rounds."""
+    machine's ``device``, timed now (a few milliseconds); bfloat16 only when at least 1.5x as fast, since it also
+    rounds."""
+    device = torch.device(device)
     x, w = torch.rand(rows, width), torch.rand(width, width)
     best = {}
     for name in PRECISIONS:
         dtype = getattr(torch, name)
-        a, b = x.to(dtype), w.to(dtype)
+        a, b = x.to(device, dtype), w.to(device, dtype)
         times = []
         for _ in range(repeats + 1):  # the first warms up
             start = time.perf_counter()
             torch.mm(a, b)
+            synchronize(device)
             times.append(time.perf_counter() - start)
         best[name] = min(times[1:])
     return "bfloat16" if best["float32"] >= 1.5 * best["bfloat16"] else "float32"
+
+
+def synchronize(device: torch.device) -> None:
+    """Wait for the work queued on ``device`` (an accelerator runs it asynchronously; a CPU has none queued)."""
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+    elif device.type == "mps":
+        torch.mps.synchronize()
 
 
 @contextlib.contextmanager
@@ -113,12 +132,20 @@ class _MLP(nn.Sequential):
     """``[SparseInputLinear, Tanh, (DenseLinear, Tanh)..., DenseLinear]``, run with the first layer's tanh done in
     its gather (:meth:`SparseInputLinear.forward_tanh`) and the hidden activations in the dense layers'
     ``compute_dtype``; the output is float32 (or the layers' own dtype, float64 say). The modules are those of
-    ``nn.Sequential`` (so the state dict and checkpoints are unchanged); only the order of their work is fused."""
+    ``nn.Sequential`` (so the state dict and checkpoints are unchanged); only the order of their work is fused.
+
+    ``dense``: the accelerator's form, ``[nn.Linear, nn.Tanh, (DenseLinear, nn.Tanh)..., DenseLinear]``, torch's
+    operations only (no CPU kernel), with the same parameters and state dict (:meth:`PolicyNet.copy` moves weights
+    between the two forms). Its first layer multiplies in float32 under :func:`matmul_precision` too, as the
+    sparse one does."""
+
+    dense = False
 
     def hidden_activations(self, x: torch.Tensor | SparseRows) -> torch.Tensor:
-        """The last hidden layer's activations, in the dense layers' compute dtype."""
+        """The last hidden layer's activations, in the dense layers' compute dtype (the dense form: float32
+        after the first layer, rounded by the next product where it multiplies in bfloat16)."""
         layers = list(self)
-        h = layers[0].forward_tanh(x, layers[-1].compute_dtype)
+        h = layers[1](layers[0](x)) if self.dense else layers[0].forward_tanh(x, layers[-1].compute_dtype)
         for layer in layers[2:-1]:
             h = layer(h)
         return h
@@ -134,22 +161,33 @@ class PolicyNet(_MLP):
     PolicyNet and nothing of the critic, so nothing it holds could have seen hidden cards.
     """
 
-    def __init__(self, obs_size: int, num_actions: int, hidden: list[int]) -> None:
-        super().__init__(*_layers([obs_size, *hidden], num_actions, 0.01))  # near-uniform first policy
+    def __init__(self, obs_size: int, num_actions: int, hidden: list[int], dense: bool = False) -> None:
+        super().__init__(*_layers([obs_size, *hidden], num_actions, 0.01, dense))  # near-uniform first policy
         self.obs_size = obs_size
         self.num_actions = num_actions
         self.hidden = list(hidden)
+        self.dense = dense
 
     def masked_logits(self, obs: torch.Tensor | SparseRows, mask: torch.Tensor) -> torch.Tensor:
         return torch.where(mask, self(obs), ILLEGAL_LOGIT)
+
+    def copy(self, dense: bool = False, device: torch.device | str = "cpu") -> PolicyNet:
+        """A frozen copy of this actor's weights (in eval mode) in the ``dense`` or the sparse form, on ``device``:
+        the CPU's sparse form plays a network trained on an accelerator, and the accelerator's dense form
+        continues one trained on the CPU. Building it draws no number from torch's global generator."""
+        with torch.random.fork_rng(devices=[]):  # the new layers' own initialisation, then overwritten
+            net = PolicyNet(self.obs_size, self.num_actions, self.hidden, dense=dense)
+        net.load_state_dict({k: v.detach().cpu() for k, v in self.state_dict().items()})
+        return net.to(device).eval()
 
 
 class ValueNet(_MLP):
     """The critic: ``[batch, input_size]`` -> ``[batch]`` values (training only)."""
 
-    def __init__(self, input_size: int, hidden: list[int]) -> None:
-        super().__init__(*_layers([input_size, *hidden], 1, 1.0))
+    def __init__(self, input_size: int, hidden: list[int], dense: bool = False) -> None:
+        super().__init__(*_layers([input_size, *hidden], 1, 1.0, dense))
         self.input_size = input_size
+        self.dense = dense
 
     def value(self, x: torch.Tensor) -> torch.Tensor:
         return self(x).squeeze(-1)
@@ -163,16 +201,19 @@ class ActorCritic(nn.Module):
     ``obs`` only. The critic sees ``obs`` followed by ``critic_extra`` privileged features (the trainer's
     oracle: hidden cards the seat cannot see; 0 for a critic on the seat's observation alone). The critic
     only shapes the advantages during training, so what it knows never reaches play.
+
+    ``dense``: both networks in the accelerator's form (:class:`_MLP`): the same parameters, drawn the same.
     """
 
     def __init__(self, obs_size: int, num_actions: int, hidden: list[int], critic_extra: int = 0,
-                 solver_head: bool = False) -> None:
+                 solver_head: bool = False, dense: bool = False) -> None:
         super().__init__()
         self.obs_size = obs_size
         self.num_actions = num_actions
         self.critic_extra = critic_extra
-        self.actor = PolicyNet(obs_size, num_actions, hidden)
-        self.critic = ValueNet(obs_size + critic_extra, hidden)
+        self.dense = dense
+        self.actor = PolicyNet(obs_size, num_actions, hidden, dense)
+        self.critic = ValueNet(obs_size + critic_extra, hidden, dense)
         # The auxiliary head of solver targets (training/solver_targets.py): a value per action from the
         # actor's features, which it shapes; trained, never played (checkpoints play the actor alone).
         self.solver_head = _init(DenseLinear(hidden[-1], num_actions), 1.0) if solver_head else None
@@ -196,7 +237,7 @@ class ActorCritic(nn.Module):
 
     def forward(self, obs: torch.Tensor | SparseRows, mask: torch.Tensor, extra: torch.Tensor | SparseRows
                 ) -> tuple[torch.Tensor, torch.Tensor]:
-        if not isinstance(obs, SparseRows):  # the observation's non-zero entries found once, for both networks
+        if not self.dense and not isinstance(obs, SparseRows):  # the non-zero entries found once, for both networks
             rows, extra_rows = sparse_input(obs), sparse_input(extra)
             if isinstance(rows, SparseRows) and isinstance(extra_rows, SparseRows):
                 obs, extra = rows, extra_rows
@@ -204,14 +245,17 @@ class ActorCritic(nn.Module):
 
 
 def sample_actions(
-    logits: torch.Tensor, generator: torch.Generator | None = None, greedy: bool = False
+    logits: torch.Tensor, generator: torch.Generator | None = None, greedy: bool = False, kernel: bool = True
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Actions drawn from masked ``logits`` (or their argmax) and their log-probabilities.
+    """Actions drawn from masked ``logits`` (or their argmax) and their log-probabilities, on the logits' device.
 
     On a CPU float32 batch the draw is one Numba pass (:data:`~euchre_env.agents.neural.cpu_kernels.sample_rows`: a
-    uniform from ``generator`` per row, inverted through the softmax's CDF); elsewhere ``torch.multinomial``.
-    Both are exact draws from the softmax; they take different numbers from the generator."""
-    if not greedy and logits.device.type == "cpu" and logits.dtype == torch.float32 and logits.dim() == 2:
+    uniform from ``generator`` per row, inverted through the softmax's CDF); elsewhere, or with ``kernel=False``
+    (the accelerator's code path, run on the CPU), ``torch.multinomial`` with ``generator``, which must then be
+    on the logits' device. Both are exact draws from the softmax; they take different numbers from the
+    generator."""
+    if (kernel and not greedy and logits.device.type == "cpu" and logits.dtype == torch.float32
+            and logits.dim() == 2):
         rows = logits.detach().contiguous().numpy()
         uniforms = torch.rand(rows.shape[0], generator=generator, dtype=torch.float64).numpy()
         actions, log_probs = np.empty(rows.shape[0], np.int64), np.empty(rows.shape[0], np.float32)
