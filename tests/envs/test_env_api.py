@@ -8,9 +8,11 @@ import warnings
 import numpy as np
 import pettingzoo
 import pytest
+from pettingzoo import AECEnv
 from pettingzoo.test import api_test, render_test, seed_test
 
 import euchre_env
+from euchre_env.envs.wrappers import standard_wrappers
 
 CONFIGS = [
     ("knock", {}),
@@ -188,6 +190,21 @@ def test_mask_mirrored_in_info_and_zero_for_others():
         env.step(int(np.flatnonzero(obs["action_mask"])[0]))
 
 
+def _choose(obs, dead: bool, illegal: bool, rng: np.random.Generator) -> int | None:
+    """None for a dead agent, an illegal action when asked for one, else a random legal one."""
+    if dead:
+        return None
+    if illegal:
+        return int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    return int(rng.choice(np.flatnonzero(obs["action_mask"])))
+
+
+def _step_quietly(env, action: int | None) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # TerminateIllegal's warning on the illegal move
+        env.step(action)
+
+
 def _stock_env(**kwargs):
     from pettingzoo.utils import wrappers
 
@@ -207,16 +224,9 @@ def test_fast_wrappers_behave_like_pettingzoo_stock_wrappers(illegal_at):
         out = []
         for i, agent in enumerate(env.agent_iter(300)):
             obs, rew, term, trunc, info = env.last()
-            if term or trunc:
-                action = None
-            elif i == illegal_at:
-                action = int(np.flatnonzero(obs["action_mask"] == 0)[0])
-            else:
-                action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            action = _choose(obs, term or trunc, i == illegal_at, rng)
             out.append((agent, action, rew, term, trunc, obs["observation"].tobytes(), sorted(info)))
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                env.step(action)
+            _step_quietly(env, action)
         return out, dict(env.rewards), list(env.agents)
 
     assert trace(euchre_env.env(rules="multiplayer")) == trace(_stock_env(rules="multiplayer"))
@@ -256,3 +266,44 @@ def test_raw_env_without_an_episode_says_so_in_one_line():
             call()
     env.reset(seed=1)  # and the env plays again
     assert env.agents == env.possible_agents
+
+
+class _PettingZooDeadStep(euchre_env.raw_env):
+    """The raw env with PettingZoo's own ``_was_dead_step``, to compare ours with."""
+
+    _was_dead_step = AECEnv._was_dead_step
+
+
+@pytest.mark.parametrize(("wrap", "kwargs", "illegal_at"), [
+    (False, {"episode": "hand"}, None),
+    (False, {"max_steps": 9}, None),
+    (True, {"episode": "hand"}, 5),
+    (True, {}, None),
+])
+def test_dead_steps_are_pettingzoos(wrap, kwargs, illegal_at):
+    """raw_env._was_dead_step (a faster copy) leaves every attribute as AECEnv._was_dead_step does."""
+
+    def trace(raw):
+        env = standard_wrappers(raw) if wrap else raw
+        out = []
+        for seed in range(3):
+            env.reset(seed=seed)
+            rng = np.random.default_rng(seed)
+            for i, agent in enumerate(env.agent_iter(400)):
+                obs, rew, term, trunc, _ = env.last()
+                action = _choose(obs, term or trunc, i == illegal_at, rng)
+                _step_quietly(env, action)
+                out.append((agent, action, rew, list(raw.agents), raw.agent_selection, dict(raw.rewards),
+                            dict(raw._cumulative_rewards), dict(raw.terminations), dict(raw.truncations),
+                            sorted(raw.infos), getattr(raw, "_skip_agent_selection", None)))
+        return out
+
+    ours = trace(euchre_env.raw_env(rules="knock", **kwargs))
+    assert ours == trace(_PettingZooDeadStep(rules="knock", **kwargs))
+    assert sum(step[1] is None for step in ours) >= 12  # the dead steps were taken
+    with pytest.raises(ValueError, match="only valid action is None"):
+        env = euchre_env.raw_env(rules="knock", episode="hand")
+        env.reset(seed=0)
+        while not env.terminations[env.agent_selection]:
+            env.step(int(np.flatnonzero(env.last()[0]["action_mask"])[0]))
+        env._was_dead_step(0)
