@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.abc
 import importlib.util
+import json
 import re
 import subprocess
 import sys
@@ -136,6 +137,23 @@ def test_sb3_maskable_ppo(tmp_path, request):
     assert env.state.is_over
 
 
+def test_cleanrl_ppo_vector(tmp_path, request):
+    _one_torch_thread(request)
+    cleanrl = load_example("cleanrl_ppo_vector")
+    result = cleanrl.main(["--minutes", "0.02", "--num-envs", "16", "--num-steps", "8", "--minibatch-size", "64",
+                           "--eval-deals", "6", "--out", str(tmp_path)])
+    assert result.updates > 0 and result.decisions == 128 * result.updates and result.weights_changed
+    report = json.loads(result.evaluation.read_text())  # euchre eval's, on the saved checkpoint
+    assert (report["deals"], report["hands"], report["agent_a"]) == (6, 12, str(result.checkpoint))
+    # The checkpoint is the project's: it plays in SingleSeatEnv (which raises on an illegal action).
+    env = SingleSeatEnv("knock", opponents=str(result.checkpoint), seat=0, episode="game")
+    rng = np.random.default_rng(0)
+    env.reset(seed=0)
+    done = False
+    while not done:
+        _, _, done, _, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+
+
 def test_tianshou_dqn(tmp_path, request):
     # numba compiles Tianshou's replay-buffer helpers on first use (~15 s, once: cached). The JIT cannot be
     # switched off for them: the env's own core is compiled by numba in this process already.
@@ -193,6 +211,11 @@ def test_rllib_multiagent(tmp_path, request):
     ("tianshou_dqn", ["--rules", "nope"], "argument --rules: invalid choice: 'nope'"),
     ("tianshou_dqn", ["--epochs", "0"], "argument --epochs: expected a positive integer, got '0'"),
     ("tianshou_dqn", ["--envs", "-1"], "argument --envs: expected a positive integer"),
+    ("cleanrl_ppo_vector", ["--opponent", "nosuch"], "argument --opponent: unknown agent spec 'nosuch'"),
+    ("cleanrl_ppo_vector", ["--opponent", "pimc:5"], "'pimc:5' has no compiled twin"),
+    ("cleanrl_ppo_vector", ["--num-envs", "0"], "argument --num-envs: expected a positive int, got '0'"),
+    ("cleanrl_ppo_vector", ["--ent-coef", "x"], "argument --ent-coef: expected a float, got 'x'"),
+    ("cleanrl_ppo_vector", ["--anneal-lr", "maybe"], "argument --anneal-lr: expected true or false"),
     ("rllib_multiagent", ["--rules", "nope"], "argument --rules: invalid choice: 'nope'"),
     ("rllib_multiagent", ["--batch", "-5"], "argument --batch: expected a positive integer, got '-5'"),
     ("rllib_multiagent", ["--seed", "-1"], "argument --seed: expected a non-negative integer"),

@@ -90,9 +90,10 @@ def model_payload(actor: PolicyNet, rules: Rules, observation: str = "absolute")
         "observation": observation,
         # CPU copies whatever device the actor is on: a checkpoint holds no device and loads anywhere
         "actor": {k: v.detach().to("cpu", copy=True) for k, v in actor.state_dict().items()},
-        "hidden": list(actor.hidden),
-        "obs_size": actor.obs_size,
-        "num_actions": actor.num_actions,
+        # plain ints: a NumPy integer (a gymnasium space's n) would pickle as code the loader refuses
+        "hidden": [int(h) for h in actor.hidden],
+        "obs_size": int(actor.obs_size),
+        "num_actions": int(actor.num_actions),
         "rules": rules.to_dict(),
         "fingerprint": fingerprint(rules, observation),
     }

@@ -55,8 +55,9 @@ import math
 from dataclasses import fields
 from typing import TYPE_CHECKING
 
+import numba
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from euchre_env.agents.rule_based.agent import (
     ALONE_LOSERS,
@@ -116,6 +117,7 @@ JOKER_SUIT, CALL1, DISCARD, CALL2, DEFEND, AUCTION, NAME_TRUMP, GIVE, GIVE_BACK,
 
 # What a game's answer may be besides an action id (the wrapper turns them into exceptions).
 NO_ACTION, NOT_LEGAL, NO_RULE, STALE = -1, -2, -3, -4
+PARALLEL_FROM = 256  # fewer games than this are decided on the caller's thread: a parallel region costs more
 
 
 def supports(rules: Rules) -> bool:
@@ -190,9 +192,13 @@ class RuleBasedVector:
                                t.tab, t.akind, t.aarg, t.eff, t.power, t.rank, t.off, t.leader_at, t.card_at,
                                t.rnd_off, t.rnd_width, t.col, t.perms, t.cands, t.ncands, t.to_abs, False, False)
         out = np.empty(games.size, np.int64)
-        decide_games(games, out, st, hands, tc, ts, self._mask, self._layout, self._ids, self._iopt, self._level,
-                     self._eff, self._power, self._ranking, self._rlen, self._upval, self._w, self._trump_value,
-                     self._ace_value)
+        args = (games, out, st, hands, tc, ts, self._mask, self._layout, self._ids, self._iopt, self._level, self._eff,
+                self._power, self._ranking, self._rlen, self._upval, self._w, self._trump_value, self._ace_value)
+        if self.venv.threads == 1 or games.size < PARALLEL_FROM:
+            decide_games(*args)
+        else:  # on the vector env's threads
+            self.venv.use_threads()
+            decide_chunks(4 * numba.get_num_threads(), *args)
         if games.size and out.min() < 0:
             self._raise(games, out)
         return out
@@ -867,6 +873,20 @@ def decide_games(games, out, st, hands, tc, ts, masks, layout, ids, iopt, level_
             out[i] = NO_RULE
             continue
         out[i] = a if 0 <= a < mask.shape[0] and mask[a] else NOT_LEGAL
+
+
+def _decide_chunks(chunks, games, out, st, hands, tc, ts, masks, layout, ids, iopt, level_of, eff, power, ranking, rlen,
+                   upval, w, trump_value, ace_value):
+    """:func:`decide_games` over ``chunks`` slices of ``games`` at once, each with scratch of its own: the
+    parallel build runs the chunks on Numba's threads (a vector env made with ``threads`` other than 1)."""
+    n = games.shape[0]
+    for c in prange(chunks):
+        lo, hi = n * c // chunks, n * (c + 1) // chunks
+        decide_games(games[lo:hi], out[lo:hi], st, hands, tc, ts, masks, layout, ids, iopt, level_of, eff, power,
+                     ranking, rlen, upval, w, trump_value, ace_value)
+
+
+decide_chunks = njit(cache=True, parallel=True)(_decide_chunks)
 
 
 __all__ = ["RuleBasedVector", "supports"]

@@ -813,14 +813,17 @@ def _start_hands(st, hands, dealt, tc, ts, calls, games, deals, upcards, opt, pr
 
 
 def _end_hands(st, hands, dealt, tc, ts, calls, games, u, pack, order, deal, episode_hand, max_hands, win_reward,
-               rewards, done, truncated, slot, final, obs, mask, raw, opt, printed, tab, akind, aarg, eff, power, rank,
-               off, leader_at, card_at, rnd_off, rnd_width, col, perms, cands, ncands, to_abs, structured, with_obs):
+               rewards, done, truncated, slot, final, final_seats, obs, mask, raw, opt, printed, tab, akind, aarg, eff,
+               power, rank, off, leader_at, card_at, rnd_off, rnd_width, col, perms, cands, ncands, to_abs, structured,
+               with_obs):
     """The end of the hands of ``games`` (they ended at this step), as the env ends them, then their next deal.
 
     Rewards (``episodes.hand_end_reward``: team 0's margin, or with ``win_reward`` the game's result when the
     episode ends), ``done`` (the episode ended: ``episode_hand``, the game decided, or ``max_hands`` hands
     played, 0: no limit) and ``truncated`` (cut by ``max_hands``). ``slot[i]``: the row of ``final`` that holds
-    the last observations of the four seats of ``games[i]`` when its episode ended (with ``with_obs``), else -1.
+    the last observations of the seats of ``games[i]`` when its episode ended (with ``with_obs``), else -1; only
+    the seats ``final_seats[g]`` marks are encoded (a single-seat driver reads its learner's alone), the other
+    rows of ``final`` are left as they were.
     Then every game deals on: the next hand by the next dealer, or a new game (scores 0) whose dealer is drawn
     from ``u[i, -1]``; the pack shuffled with ``u[i]`` (``order`` and ``deal`` are each game's scratch rows), and
     the new hand's first observation and mask."""
@@ -856,6 +859,8 @@ def _end_hands(st, hands, dealt, tc, ts, calls, games, u, pack, order, deal, epi
         if slot[i] >= 0:
             if with_obs:
                 for seat in range(4):
+                    if not final_seats[g, seat]:
+                        continue
                     encode_seat(st, hands, tc, ts, calls, g, seat, final[slot[i], seat], raw[g, :off[B_SIZE]], opt,
                                 off, eff, power, leader_at, card_at, rnd_off, rnd_width, col, perms, cands, ncands,
                                 structured)

@@ -115,6 +115,7 @@ class VectorEuchre:
         self._rng = np.random.default_rng(seed)
         n, r = self.num_envs, self.rules
         self._st = np.zeros((n, K.NF), np.int32)
+        self._every_seat = np.ones((n, NUM_SEATS), np.bool_)  # step(): the final observations of all four seats
         self._hands = np.zeros((n, NUM_SEATS, r.deck_spec.num_ids), np.int8)
         self._dealt = np.zeros_like(self._hands)
         self._tc = np.zeros((n, r.tricks_per_hand, NUM_SEATS), np.int8)
@@ -139,7 +140,7 @@ class VectorEuchre:
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Start a new episode in every game: ``(obs, mask, seat)``. ``seed`` reseeds the deals."""
         deals = self._check_reset_options(options)  # everything is checked before anything changes
-        self._set_threads()
+        self.use_threads()
         if seed is not None:
             self._rng = reseed(self._rng, seed)  # default_rng(seed)'s state, set in place (compiled/seeding.py)
         everyone = np.arange(self.num_envs)
@@ -163,7 +164,7 @@ class VectorEuchre:
         if not self._started:
             raise ValueError("step() before reset()")
         actions = self._check_actions(actions)
-        self._set_threads()
+        self.use_threads()
         ended = np.zeros(self.num_envs, np.bool_)
         t = self._tables
         with nullcontext() if self._stepped else compiling("the batched engine's kernels"):
@@ -172,11 +173,12 @@ class VectorEuchre:
                            t.rank, t.rnd, t.off, t.leader_at, t.card_at, t.rnd_off, t.rnd_width, t.col, t.perms,
                            t.cands, t.ncands, t.to_abs, t.structured, self.observation != "none")
         self._stepped = True
-        return self._after_step(np.flatnonzero(ended))
+        return self._after_step(np.flatnonzero(ended), self._every_seat)
 
-    def _after_step(self, finished: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
-                                                          dict]:
-        """What a step returns once the games ``finished`` (int64, ascending) ended their hands at it."""
+    def _after_step(self, finished: np.ndarray, final_seats: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
+        """What a step returns once the games ``finished`` (int64, ascending) ended their hands at it, with the
+        final observations of the seats ``final_seats`` (``bool [num_envs, 4]``) marks."""
         rewards = np.zeros((self.num_envs, NUM_SEATS), np.float32)
         done = np.zeros(self.num_envs, np.bool_)
         truncated = np.zeros(self.num_envs, np.bool_)
@@ -184,7 +186,7 @@ class VectorEuchre:
         hand_over[finished] = True
         info: dict[str, Any] = {"hand_over": hand_over, "truncated": truncated}
         if finished.size:
-            self._end_hands(finished, rewards, done, truncated, info)
+            self._end_hands(finished, rewards, done, truncated, info, final_seats)
         else:
             info["hand_result"] = _HandResults(self, finished)
             info["final_index"] = finished
@@ -213,7 +215,8 @@ class VectorEuchre:
         After the step a game is observed only if ``observe[g, seat]`` (``bool [num_envs, 4]``) marks its seat to
         act; any other seat's ``mask`` row is its legal actions in absolute ids (``info_frames()`` and the
         conversions then use the identity frame) and its ``obs`` row is left as it was. What comes back is
-        :meth:`step`'s, over every game (zeros, ``False`` and no hand result for the games not stepped)."""
+        :meth:`step`'s, over every game (zeros, ``False`` and no hand result for the games not stepped), except
+        that ``info["final_observation"]`` holds the seats ``observe`` marks (zeros for the others)."""
         if not self._started:
             raise ValueError("step_games() before reset()")
         games = np.asarray(games)
@@ -231,7 +234,7 @@ class VectorEuchre:
         i = K.first_illegal(self._mask[games], a)
         if i >= 0:
             self._raise_illegal(int(games[i]), int(a[i]))
-        self._set_threads()
+        self.use_threads()
         ended = np.zeros(games.size, np.bool_)
         t = self._tables
         self._step_games(self._st, self._hands, self._dealt, self._tc, self._ts, self._calls, games, a, ended,
@@ -239,7 +242,7 @@ class VectorEuchre:
                          t.aalone, t.eff, t.power, t.rank, t.rnd, t.off, t.leader_at, t.card_at, t.rnd_off,
                          t.rnd_width, t.col, t.perms, t.cands, t.ncands, t.to_abs, t.structured,
                          self.observation != "none")
-        return self._after_step(games[ended])
+        return self._after_step(games[ended], observe)
 
     def seats(self) -> np.ndarray:
         """``int64 [num_envs]``: the seat to act in each game."""
@@ -358,7 +361,9 @@ class VectorEuchre:
                             t.leader_at, t.card_at, t.rnd_off, t.rnd_width, t.col, t.perms, t.cands, t.ncands, t.to_abs,
                             t.structured, self.observation != "none")
 
-    def _set_threads(self) -> None:
+    def use_threads(self) -> None:
+        """Numba's pool started and sized for this env's ``threads`` (nothing for one thread): called before a
+        parallel kernel runs on its games, here and by the twins of agents that have parallel builds."""
         if self.threads != 1:  # the parallel kernels (see euchre_env.compiled.builds on what they cost)
             start_thread_pool()
             numba.set_num_threads(min(self.threads or numba.config.NUMBA_NUM_THREADS, numba.config.NUMBA_NUM_THREADS))
@@ -389,21 +394,22 @@ class VectorEuchre:
                           cards, upcards, t.opt, t.printed)
 
     def _end_hands(self, games: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray,
-                   info: dict) -> None:
-        """The hands of ``games`` ended: rewards, episode ends, final observations, then every one deals on (the
-        next hand, or a new game), in one compiled pass (``compiled.kernels.end_hands``)."""
+                   info: dict, final_seats: np.ndarray) -> None:
+        """The hands of ``games`` ended: rewards, episode ends, the final observations of the seats
+        ``final_seats[g]`` marks (zeros for the others), then every one deals on (the next hand, or a new game), in
+        one compiled pass (``compiled.kernels.end_hands``)."""
         info["hand_result"] = _HandResults(self, games)  # snapshots the results before the next deal
         k = games.size
         u = self._rng.random((k, len(self._pack) + 1))  # each game's shuffle, and a new game's dealer
         slot = np.empty(k, np.int64)
-        final = np.empty((k, NUM_SEATS, self.obs_size), np.float32)
+        final = np.zeros((k, NUM_SEATS, self.obs_size), np.float32)  # calloc: untouched rows cost nothing
         t = self._tables
         self._end_hands_kernel(
             self._st, self._hands, self._dealt, self._tc, self._ts, self._calls, games, u, self._pack, self._order,
             self._deal, self.episode == "hand", self.max_hands or 0, self.reward_mode == "win", rewards, done,
-            truncated, slot, final, self._obs, self._mask, self._raw, t.opt, t.printed, t.tab, t.akind, t.aarg, t.eff,
-            t.power, t.rank, t.off, t.leader_at, t.card_at, t.rnd_off, t.rnd_width, t.col, t.perms, t.cands,
-            t.ncands, t.to_abs, t.structured, self.observation != "none")
+            truncated, slot, final, final_seats, self._obs, self._mask, self._raw, t.opt, t.printed, t.tab, t.akind,
+            t.aarg, t.eff, t.power, t.rank, t.off, t.leader_at, t.card_at, t.rnd_off, t.rnd_width, t.col, t.perms,
+            t.cands, t.ncands, t.to_abs, t.structured, self.observation != "none")
         ended = slot >= 0
         info["final_index"] = games[ended]
         info["final_observation"] = final[:int(ended.sum())]

@@ -167,6 +167,24 @@ def test_games_are_checked_and_answered_in_order():
             scripted.actions(games)
 
 
+@pytest.mark.parametrize("name", ["knock", "bid"])
+def test_the_parallel_build_answers_as_the_serial_one(name):
+    """A vector env on several threads decides in chunks (decide_chunks): the same answers, game for game."""
+    serial = VectorEuchre(name, num_envs=600, seed=5, observation="none")
+    parallel = VectorEuchre(name, num_envs=600, seed=5, observation="none", threads=2)
+    one, many = RuleBasedVector(serial), RuleBasedVector(parallel)
+    serial.reset()
+    parallel.reset()
+    games = np.arange(0, 600, 2)  # 300 games: above PARALLEL_FROM
+    assert games.size >= rule_based_vector.PARALLEL_FROM
+    for _ in range(60):  # through the calls and the play of several hands
+        a, b = one.actions(np.arange(600)), many.actions(np.arange(600))
+        assert a.tolist() == b.tolist()
+        assert one.actions(games).tolist() == many.actions(games).tolist() == a[games].tolist()
+        serial.step(serial.to_canonical_batch(np.arange(600), a))
+        parallel.step(parallel.to_canonical_batch(np.arange(600), b))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--decisions", type=int, default=100_000, help="decisions compared per rule set")
