@@ -141,6 +141,7 @@ def test_cleanrl_ppo_vector(tmp_path, request):
     _one_torch_thread(request)
     cleanrl = load_example("cleanrl_ppo_vector")
     result = cleanrl.main(["--minutes", "0.02", "--num-envs", "16", "--num-steps", "8", "--minibatch-size", "64",
+                           "--clone-decisions", "256",
                            "--eval-deals", "6", "--out", str(tmp_path)])
     assert result.updates > 0 and result.decisions == 128 * result.updates and result.weights_changed
     report = json.loads(result.evaluation.read_text())  # euchre eval's, on the saved checkpoint
