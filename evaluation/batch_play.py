@@ -2,11 +2,10 @@
 
 :meth:`MatchRunner.play_deals <euchre_env.evaluation.match.MatchRunner.play_deals>` uses it for matches of
 single hands between agents that do not search: each deal of the range is two games of the batch (play 0 and
-play 1, the same cards), every game steps at once, and a greedy :class:`~euchre_env.agents.neural.agent.NeuralAgent`
-side decides all its games in one forward pass, on the batch's own observations (exactly the env's, so exactly
-what the agent would encode for itself), and a rule-based side all its games in one call of its compiled copy
-(:class:`~euchre_env.agents.rule_based.compiled.RuleBasedVector`, the same choices, on the batch's arrays). Every
-other agent is asked as in the one-by-one path, through
+play 1, the same cards), every game steps at once, and a side whose agent has a deterministic compiled twin (the
+agent protocol's ``batch_twin``: the rule-based agent's kernels, a greedy network's one forward pass over the
+seats it encodes with the compiled observer) decides all its games in one call, with the choices the agent
+itself makes (each twin is proven equal to its agent). Every other agent is asked as in the one-by-one path, through
 :func:`~euchre_env.views.decision.ask_agent` on a reference ``GameState`` kept in step with its game, with its own
 instance per game and seat, reset with the same seed (:mod:`.seeds`). The deals, the agents' seeds and their
 inputs are those of the one-by-one path, so a seeded match gives the same records on either
@@ -18,20 +17,13 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-import torch
 
 from euchre_env.agents.base import batch_twin
-from euchre_env.agents.neural.agent import NeuralAgent
 from euchre_env.envs.vector import VectorEuchre
 from euchre_env.evaluation.streams import agent_seed, deal_seed
 from euchre_env.game.engine import GameState, team_margin
 from euchre_env.game.seats import NUM_SEATS, other_team, team_of
 from euchre_env.views.decision import ask_agent
-
-
-def batched_network(agent: Any) -> NeuralAgent | None:
-    """``agent`` when its decisions can be batched (a greedy network), else None."""
-    return agent if isinstance(agent, NeuralAgent) and agent.greedy else None
 
 
 def deterministic_twin(agent: Any, rules: Any) -> Any:
@@ -42,8 +34,8 @@ def deterministic_twin(agent: Any, rules: Any) -> Any:
 
 
 def batched(agent: Any, rules: Any) -> bool:
-    """Whether a side of ``agent`` decides all its games at once here (a greedy network, a deterministic twin)."""
-    return batched_network(agent) is not None or deterministic_twin(agent, rules) is not None
+    """Whether a side of ``agent`` decides all its games at once here (it has a deterministic twin)."""
+    return deterministic_twin(agent, rules) is not None
 
 
 def play_hand_deals(runner: Any, start: int, stop: int) -> list[Any]:
@@ -53,14 +45,11 @@ def play_hand_deals(runner: Any, start: int, stop: int) -> list[Any]:
     m = runner.match
     rules = runner.rules
     specs = (m.agent_a, m.agent_b)
-    networks = [batched_network(runner.agents[side][0]) for side in (0, 1)]
-    observation = next((net.observation for net in networks if net is not None), "none")
-    on_network = [net is not None and net.observation == observation for net in networks]
-    for net, used in zip(networks, on_network):
-        if used:
-            net.check_rules(rules)  # what its first act() would check
-    twins = [None if used else deterministic_twin(runner.agents[side][0], rules)
-             for side, used in enumerate(on_network)]
+    for side in (0, 1):
+        check = getattr(runner.agents[side][0], "check_rules", None)
+        if check is not None:
+            check(rules)  # what a network's first act() would check: the rules it was trained on
+    twins = [deterministic_twin(runner.agents[side][0], rules) for side in (0, 1)]
     compiled = [twin is not None for twin in twins]
     indices = list(range(start, stop))
     deals = [hand_deal(rules, deal_seed(m.seed, i), i % NUM_SEATS) for i in indices]
@@ -73,7 +62,7 @@ def play_hand_deals(runner: Any, start: int, stop: int) -> list[Any]:
         seated = []
         for seat in range(NUM_SEATS):
             side = sides[g, seat]
-            agent = None if on_network[side] or compiled[side] else build_agent(specs[side], None)
+            agent = None if compiled[side] else build_agent(specs[side], None)
             if agent is not None:
                 agent.reset(agent_seed(m.seed, index, play, seat))
             seated.append(agent)
@@ -81,8 +70,8 @@ def play_hand_deals(runner: Any, start: int, stop: int) -> list[Any]:
         needs_state = any(a is not None for a in seated)
         mirrors.append(GameState(rules, np.random.default_rng(deal_seed(m.seed, index)), deal=deals[g // 2])
                        if needs_state else None)
-    venv = VectorEuchre(rules, games, observation=observation, episode="hand", copy=False, threads=1)
-    obs, mask, seat = venv.reset(options={"deals": [d for d in deals for _ in (0, 1)]})
+    venv = VectorEuchre(rules, games, observation="none", episode="hand", copy=False, threads=1)
+    _, mask, seat = venv.reset(options={"deals": [d for d in deals for _ in (0, 1)]})
     policies = [twin(venv) if twin is not None else None for twin in twins]
     live = np.ones(games, bool)
     points = [None] * games
@@ -90,25 +79,18 @@ def play_hand_deals(runner: Any, start: int, stop: int) -> list[Any]:
         actions = mask.argmax(1)
         side_now = sides[np.arange(games), seat]
         for side in (0, 1):
-            if not (on_network[side] or compiled[side]):
+            if not compiled[side]:
                 continue
             rows = np.flatnonzero(live & (side_now == side) & (mask.sum(1) > 1))
-            if not rows.size:
-                continue
-            if compiled[side]:
+            if rows.size:
                 actions[rows] = policies[side].actions(rows, mask[rows], None)
-                continue
-            net = networks[side].model
-            with torch.no_grad():
-                logits = net.masked_logits(torch.from_numpy(obs[rows]), torch.from_numpy(mask[rows]))
-            actions[rows] = logits.argmax(-1).numpy()
         for g in np.flatnonzero(live):
             agent = agents[g][seat[g]]
             if agent is not None:
                 side = side_now[g]
                 actions[g] = venv.to_canonical(g, ask_agent(agent, mirrors[g], runner.observer, runner.names[side]))
         absolute = venv.to_absolute(actions)
-        obs, mask, seat, _, done, info = venv.step(actions)
+        _, mask, seat, _, done, info = venv.step(actions)
         for g in np.flatnonzero(live):
             if mirrors[g] is not None:
                 mirrors[g].apply(int(absolute[g]))
