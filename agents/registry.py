@@ -1,4 +1,6 @@
-"""Agent specs on the command line and in configs: ``random``, ``rules``, ``pimc:50``, a checkpoint path (``.pt``).
+"""Agent specs on the command line and in configs: ``random``, ``rules``, ``pimc:50``, a checkpoint path (``.pt``),
+and OpenSpiel's bots (``openspiel:ismcts:1000``, ``openspiel:mcts:200``, ``openspiel:mccfr:PATH``; the
+``openspiel`` extra, see :mod:`euchre_env.agents.search.openspiel_bots`).
 
 :func:`check_spec` validates a spec without building anything (no agent, no checkpoint read,
 no torch); :func:`make_agent` builds the agent. Both raise one self-contained line naming the
@@ -23,6 +25,7 @@ _AGENTS: dict[str, tuple[str, str, str | None]] = {
     "pimc": ("euchre_env.agents.search.pimc", "PIMCAgent", "worlds"),
 }
 CHECKPOINT_SUFFIX = ".pt"
+OPENSPIEL_PREFIX = "openspiel:"  # OpenSpiel's bots: openspiel:KIND:ARG (two parameters, one maybe a path)
 
 
 def agent_names() -> list[str]:
@@ -36,7 +39,7 @@ def _parse(text: str) -> tuple[str, dict[str, int]]:
     if name not in _AGENTS:
         raise UnknownAgentSpec(
             f"unknown agent spec {text!r}; known: {', '.join(agent_names())} (e.g. 'pimc:50'), or a checkpoint "
-            f"path ending in {CHECKPOINT_SUFFIX}"
+            f"path ending in {CHECKPOINT_SUFFIX}, or an OpenSpiel bot (openspiel:ismcts:1000, openspiel:mccfr:PATH)"
         )
     param_name = _AGENTS[name][2]
     if not colon:
@@ -65,7 +68,22 @@ def check_spec(spec: str) -> None:
         if not os.path.isfile(text):
             raise ValueError(f"no checkpoint file at {text!r}")
         return
+    if text.startswith(OPENSPIEL_PREFIX):
+        _check_openspiel(text)
+        return
     _parse(text)
+
+
+def _check_openspiel(text: str) -> tuple[str, int | str]:
+    """An ``openspiel:KIND:ARG`` spec's kind and argument; ValueError if malformed or OpenSpiel is missing."""
+    import importlib.util
+
+    from euchre_env.agents.search.openspiel_bots import check_openspiel_spec  # imports no OpenSpiel
+
+    parsed = check_openspiel_spec(text)
+    if importlib.util.find_spec("pyspiel") is None:
+        raise ValueError(f"agent spec {text!r} needs OpenSpiel: pip install 'euchre-env[openspiel]'")
+    return parsed
 
 
 def make_agent(spec: str, seed: int | None = None, **kwargs: Any) -> Any:
@@ -79,6 +97,11 @@ def make_agent(spec: str, seed: int | None = None, **kwargs: Any) -> Any:
         from euchre_env.agents.neural.agent import NeuralAgent  # here, not at the top: only checkpoints need torch
 
         return NeuralAgent(text, seed=seed, **{"name": text, **kwargs})
+    if text.startswith(OPENSPIEL_PREFIX):
+        from euchre_env.agents.search.openspiel_bots import OpenSpielAgent
+
+        kind, arg = _check_openspiel(text)
+        return OpenSpielAgent(kind, arg, seed=seed, **{"name": text, **kwargs})
     name, params = _parse(text)
     module, cls, _ = _AGENTS[name]
     agent_cls = getattr(importlib.import_module(module), cls)
