@@ -149,12 +149,10 @@ def tensorboard(folder: Path) -> Any:  # a SummaryWriter, or None without tensor
 def clone_rules(envs: SingleSeatVectorEnv, agent: Agent, cfg: Config) -> None:
     """Behaviour cloning: the rule-based agent plays the learner's seats (its compiled twin, in the learner's
     action frame) for ``clone_decisions`` decisions; the actor learns its choices by cross-entropy."""
-    teacher = make_agent_from_spec("rules").batch_twin(envs.rules)(envs.venv)
-    games, rng = np.arange(envs.num_envs), np.random.default_rng(cfg.seed)
     obs, infos = envs.reset(seed=cfg.seed + 1)  # deals of their own
     xs, masks, targets = [], [], []
     for _ in range(-(-cfg.clone_decisions // envs.num_envs)):
-        target = teacher.actions(games, infos["action_mask"], rng)
+        target = envs.agent_actions("rules")
         xs.append(torch.from_numpy(obs))
         masks.append(torch.from_numpy(infos["action_mask"]))
         targets.append(torch.from_numpy(target))

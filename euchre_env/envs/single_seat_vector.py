@@ -35,6 +35,8 @@ actions through both envs and compares every observation, mask, reward and episo
   dealt again, not returned. ``metadata["autoreset_mode"]`` is ``SAME_STEP``: a game whose episode ended is
   dealt anew in the same step, ``obs`` holds the new episode's first decision and ``infos["final_obs"]`` the
   old one's end.
+- ``agent_actions(spec)``: what an agent with a compiled twin would choose at each game's learner decision, in
+  the ids ``step`` takes: a teacher for behaviour cloning (examples/cleanrl_ppo_vector.py clones ``rules``).
 - ``reset(seed=..., options={"deals": [deal, ...]})``: one scripted deal per game (the env's deal format). A
   scripted deal in which the learner gets no decision is an error (``reset`` again).
 - Bad input is one line and changes no game: actions of the wrong shape or dtype, an illegal action (named
@@ -103,6 +105,7 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
         self._observe = np.tile(self._learner, (self.num_envs, 1))  # which seats' decisions are encoded
         self._names, factories, self._opponent = _opponents(opponents, self.rules, self.num_envs)
         self._policies = [factory(self.venv) for factory in factories]
+        self._agents: dict[Any, Any] = {}  # agent_actions' twins, by spec or agent object
         self._rng = np.random.default_rng(None if seed is None else [seed, 1])  # random opponents' draws
         observer = self.venv.observer
         self.single_observation_space = spaces.Box(observer.low, observer.high, dtype=np.float32)
@@ -126,6 +129,18 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
         if not self._started:
             raise ValueError("action_masks() before reset()")
         return self._mask.copy()
+
+    def agent_actions(self, agent: Any, rng: np.random.Generator | None = None) -> np.ndarray:
+        """``int64 [num_envs]``: what ``agent`` would choose at each game's current learner decision, as ``step``
+        takes it (a teacher for behaviour cloning, or a baseline in the learner's seats). ``agent``: a spec or
+        an agent object with a compiled twin, as for ``opponents``; its twin is built on the first call and
+        kept. ``rng``: the draws of a random agent (default: the env's opponents' stream)."""
+        if not self._started:
+            raise ValueError("agent_actions() before reset()")
+        policy = self._agents.get(agent)
+        if policy is None:
+            policy = self._agents[agent] = _twin(agent, self.rules, "agent")[1](self.venv)
+        return policy.actions(self._everyone, self._mask, self._rng if rng is None else rng)
 
     def to_absolute(self, actions: Any) -> np.ndarray:
         """The absolute ids (the action table's) of one id per game as ``step`` takes them now."""
@@ -261,13 +276,7 @@ def _opponents(opponents: Any, rules: Any, n: int) -> tuple[list[str], list[Any]
     for spec, weight in entries:
         if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not weight > 0:
             raise ValueError(f"opponent {spec!r}: its weight must be a positive number, got {weight!r}")
-        agent = make_agent_from_spec(spec) if isinstance(spec, str) else spec
-        name = spec if isinstance(spec, str) else getattr(agent, "name", type(agent).__name__)
-        twin = getattr(agent, "batch_twin", None)
-        factory = twin(rules) if twin is not None else None
-        if factory is None:
-            raise ValueError(f"opponent {name!r} has no compiled twin to play many games at once (random, rules and "
-                             "checkpoints have one); use SingleSeatEnv for it")
+        name, factory = _twin(spec, rules, "opponent")
         names.append(name)
         factories.append(factory)
         weights.append(float(weight))
@@ -276,3 +285,16 @@ def _opponents(opponents: Any, rules: Any, n: int) -> tuple[list[str], list[Any]
     counts = np.floor(share).astype(np.int64)
     counts[np.argsort(-(share - counts), kind="stable")[:n - counts.sum()]] += 1
     return names, factories, np.repeat(np.arange(len(entries)), counts)
+
+
+def _twin(spec: Any, rules: Any, role: str) -> tuple[str, Any]:
+    """The name of an agent spec (or agent object) and the factory of its compiled twin; ValueError in one line
+    for an unknown spec or an agent without a twin (``role`` names it in the message)."""
+    agent = make_agent_from_spec(spec) if isinstance(spec, str) else spec
+    name = spec if isinstance(spec, str) else getattr(agent, "name", type(agent).__name__)
+    twin = getattr(agent, "batch_twin", None)
+    factory = twin(rules) if twin is not None else None
+    if factory is None:
+        raise ValueError(f"{role} {name!r} has no compiled twin to play many games at once (random, rules and "
+                         "checkpoints have one); use SingleSeatEnv for it")
+    return name, factory

@@ -13,7 +13,11 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 from euchre_env import SingleSeatVectorEnv
+from euchre_env.agents.rule_based import RuleBasedAgent
+from euchre_env.game.engine import GameState
 from euchre_env.game.errors import IllegalActionError
+from euchre_env.views.decision import ask_agent
+from euchre_env.views.observation import Observer
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures")
 
@@ -84,6 +88,27 @@ def test_a_network_opponent_and_a_seeded_run_repeats():
 
     first, second = run(), run()
     assert all(np.array_equal(a, b) for a, b in zip(first, second))
+
+
+@pytest.mark.parametrize("preset", ["knock", "bid"])
+def test_agent_actions_are_the_agents_choices_in_the_learners_frame(preset):
+    """A teacher's choice (the rule-based agent's) at each game's first learner decision, as ``step`` takes it:
+    through ``to_absolute`` it is the Python agent's choice on the same deal, with rules in every seat."""
+    envs = SingleSeatVectorEnv(preset, num_envs=48, opponents="rules", observation="structured", seed=11)
+    _, infos = envs.reset()
+    chosen = envs.agent_actions("rules")
+    assert infos["action_mask"][np.arange(48), chosen].all()
+    absolute = envs.to_absolute(chosen)
+    agent = RuleBasedAgent()
+    observer = Observer(envs.rules)
+    for g in range(48):
+        state = GameState(envs.rules, deal=envs.current_deal(g))
+        while state.current_player != 0:  # the opponents' and the partner's moves before the learner's first
+            state.apply(ask_agent(agent, state, observer))
+        assert absolute[g] == ask_agent(agent, state, observer), g
+    assert envs.agent_actions("rules") is not chosen and np.array_equal(envs.agent_actions("rules"), chosen)
+    with pytest.raises(ValueError, match="agent 'pimc:5' has no compiled twin"):
+        envs.agent_actions("pimc:5")
 
 
 def test_scripted_deals():
