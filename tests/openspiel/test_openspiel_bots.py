@@ -3,6 +3,7 @@ the evaluation and SingleSeatEnv."""
 
 from __future__ import annotations
 
+import io
 import pickle
 import random
 
@@ -19,6 +20,7 @@ from euchre_env.evaluation.evaluate import evaluate
 from euchre_env.game.engine import GameState
 from euchre_env.game.rules import Rules
 from euchre_env.openspiel import game_for_rules, information_string
+from euchre_env.play.terminal import play_in_terminal
 from euchre_env.views.infostate import information_state
 
 
@@ -76,6 +78,17 @@ def test_ismcts_plays_in_the_evaluation_and_single_seat_env() -> None:
         _, _, term, trunc, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
         done, steps = term or trunc, steps + 1
     assert steps >= 1
+
+
+def test_openspiel_bots_sit_at_a_human_table() -> None:
+    """``euchre play`` takes the specs too: a person, an MCTS partner and IS-MCTS opponents play a hand."""
+    out = io.StringIO()
+    table = play_in_terminal(Rules.preset("classic"), seat=0, partner="openspiel:mcts:5",
+                             opponents="openspiel:ismcts:5", seed=4, hands=1, input=io.StringIO("1\n" * 50),
+                             output=out)
+    text = out.getvalue()
+    assert table.state.hand_over and "hand 1 over:" in text and "Traceback" not in text
+    assert "openspiel:ismcts:5" in text and "openspiel:mcts:5" in text  # the seats are named by their specs
 
 
 def test_ismcts_is_seeded() -> None:
