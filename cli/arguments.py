@@ -49,6 +49,17 @@ positive_int = int_at_least(1, "positive")
 non_negative_int = int_at_least(0, "non-negative")
 
 
+def positive_float(text: str) -> float:
+    """An argparse type: a finite number above 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number above 0, got {text!r}")
+    return value
+
+
 def agent_spec(text: str) -> str:
     """An argparse type: an agent spec the registry accepts (checked without building the agent)."""
     try:

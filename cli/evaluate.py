@@ -106,19 +106,17 @@ def match_rules(preset: str | None, options: list[str], specs: list[str]) -> tup
 
     first = next(iter(trained.values()))
     if any(rules_key(r) != rules_key(first) for r in trained.values()):
-        named = ", ".join(f"{spec} ({_rules_label(r)})" for spec, r in trained.items())
+        named = ", ".join(f"{spec} ({rules_label(r)})" for spec, r in trained.items())
         raise ValueError(f"the checkpoints were trained for different rules: {named}; one match plays one "
                          "rule set: give agents trained for the same rules")
-    return first, f"rules from {', '.join(trained)}: {_rules_label(first)}"
+    return first, f"rules from {', '.join(trained)}: {rules_label(first)}"
 
 
-def _rules_label(rules: Rules) -> str:
+def rules_label(rules: Rules) -> str:
     """``preset bid``, with the options where the rules differ from their preset."""
     if rules.preset_name not in PRESETS:
         return f"custom rules ({rules.to_dict()})"
-    base = Rules.preset(rules.preset_name)
-    changed = [f"{name}={getattr(rules, name)}" for name in option_names()
-               if getattr(rules, name) != getattr(base, name)]
+    changed = [f"{name}={value}" for name, value in rules.changed_options().items()]
     return f"preset {rules.preset_name}" + (f" ({', '.join(changed)})" if changed else "")
 
 

@@ -7,12 +7,17 @@ import json
 import os
 import shlex
 import sys
+from collections.abc import Callable
 from typing import Any
 
-from euchre_env.cli.arguments import PROG, fail
+from euchre_env.cli.arguments import PROG, agent_spec, fail, positive_float, positive_int
+from euchre_env.cli.evaluate import check_agent, rules_label
 from euchre_env.training.curves import plot_curves
 
-COMMANDS = {"train": "self-play PPO training from a YAML config"}
+COMMANDS = {"train": "self-play PPO training from a YAML config",
+            "exploit": "train a fresh best response to a frozen agent: how exploitable the agent is"}
+EXPLOIT_DEALS = 10_000  # the final match of a probe: as many deals as the project's other headline margins
+EXPLOIT_SEED = 4242  # no config of this project trains, evaluates or selects on it
 
 
 def add_parsers(sub: Any) -> None:
@@ -31,25 +36,128 @@ def add_parsers(sub: Any) -> None:
     tr.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True,
                     help="a progress bar on stderr (default on)")
 
+    ex = sub.add_parser("exploit", help=COMMANDS["exploit"],
+                        description="The exploitability probe (docs/exploit.md): PPO trains a fresh network for "
+                                    "--minutes against AGENT alone, the agent holding one team (it partners "
+                                    "itself), the network the other; then the selected exploiter plays --deals "
+                                    "fresh duplicate deals of --seed against the agent. The run is a training run "
+                                    "(RUNS_DIR/RUN_NAME, TensorBoard, curves.png) with exploit.json beside it.")
+    ex.add_argument("agent", type=agent_spec, metavar="AGENT", help="the frozen agent: rules, pimc:50, a .pt, ...")
+    ex.add_argument("--minutes", type=positive_float, default=60.0,
+                    help="training time, the behaviour cloning and periodic evaluations included (default 60)")
+    ex.add_argument("--config", default=None, metavar="PATH",
+                    help="YAML config of the exploiter's recipe (default: the built-in defaults; a checkpoint "
+                         "agent's rules replace the default rules)")
+    ex.add_argument("--set", dest="overrides", action="extend", nargs="+", default=[], metavar="KEY=VALUE",
+                    help="override a config value (not the league, the evaluation opponents or the budget)")
+    ex.add_argument("--deals", type=positive_int, default=EXPLOIT_DEALS,
+                    help=f"fresh duplicate deals of the final match (default {EXPLOIT_DEALS:,})")
+    ex.add_argument("--seed", type=int, default=EXPLOIT_SEED,
+                    help=f"seed of the final match's deals (default {EXPLOIT_SEED}, used by no config)")
+    ex.add_argument("--run-name", default=None, metavar="NAME", help="run folder name (default exploit-AGENT)")
+    ex.add_argument("--runs-dir", default="runs", metavar="DIR", help="where run folders go (default runs)")
+    ex.add_argument("--resume", action="store_true", help="continue the probe from its latest.pt")
+    ex.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True,
+                    help="a progress bar on stderr (default on)")
+    ex.set_defaults(final_eval=True)
+
 
 def run_train(args: argparse.Namespace) -> int:
-    # Imported here, not at the top: the trainer needs the train extra (torch, tensorboard, pyyaml), and
-    # eval, ladder and merge must work without it.
-    try:
-        from euchre_env.evaluation import match_table, write_match
-        from euchre_env.training.config import load_config
-        from euchre_env.training.train import Trainer, TrainingInterrupted, run_dir_for
-    except ModuleNotFoundError as exc:
-        fail(f"training needs the train extra ({exc}): pip install 'euchre-env[train]'")
+    load_config, run_dir_for = _trainer_modules()
     try:
         config = load_config(args.config, args.overrides)
         run_dir = run_dir_for(config, args.run_name, args.runs_dir)
-        if args.resume and not os.path.isfile(os.path.join(run_dir, "checkpoints", "latest.pt")):
-            raise ValueError(f"no run to resume at {run_dir!r} (no checkpoints/latest.pt)")
+        if args.resume:
+            _check_resumable(run_dir)
         if args.resume and args.config is None:  # the run's own config, with the overrides given now
             config = load_config(os.path.join(run_dir, "config.yaml"), args.overrides)
+    except (ValueError, OSError) as exc:  # a bad config
+        fail(str(exc))
+    status, _, _ = _train_and_evaluate(args, config, run_dir, lambda resume: _train_command(args, run_dir, resume))
+    return status
+
+
+def run_exploit(args: argparse.Namespace) -> int:
+    """euchre exploit: the trainer against the agent alone (training/exploit.py), then its summary."""
+    load_config, _ = _trainer_modules()
+    from euchre_env.training.exploit import exploit_config, exploit_summary, owned_override, probed_agent, summary_line
+
+    try:
+        owned = owned_override(args.overrides)
+        if owned is not None:
+            raise ValueError(f"--set {owned!r}: the probe sets that key itself (--minutes, --deals and --seed "
+                             "change its budget and final evaluation)")
+        run_dir = os.path.join(args.runs_dir, args.run_name or "exploit-" + _folder_name(args.agent))
+        if args.resume:
+            _check_resumable(run_dir)
+            config = load_config(os.path.join(run_dir, "config.yaml"), args.overrides)
+            if probed_agent(config) != args.agent:
+                raise ValueError(f"{run_dir!r} probes {probed_agent(config)!r}, not {args.agent!r}")
+        else:
+            config = load_config(args.config, args.overrides)
+            agent_rules = getattr(check_agent(args.agent), "rules", None)  # a checkpoint plays only its own rules
+            rules_given = args.config is not None or any(o.startswith("rules") for o in args.overrides)
+            if agent_rules is not None and rules_given and agent_rules != config.make_rules():
+                raise ValueError(f"{args.agent} was trained for {rules_label(agent_rules)}, the config asks for "
+                                 f"{rules_label(config.make_rules())}: give a config of the agent's rules, or none")
+            config = exploit_config(config, args.agent, args.minutes, args.deals, args.seed, agent_rules)
+    except (ValueError, OSError) as exc:  # a bad config, agent, budget or seed, or a damaged checkpoint
+        fail(str(exc))
+
+    def again(resume: bool) -> str:
+        words = [PROG, "exploit", args.agent, "--run-name", os.path.basename(run_dir)]
+        words += ["--runs-dir", args.runs_dir] if args.runs_dir != "runs" else []
+        words += ["--resume"] if resume else [f"--minutes={args.minutes:g}", f"--deals={args.deals}",
+                                              f"--seed={args.seed}", *(["--config", args.config] if args.config
+                                                                       else [])]
+        return " ".join(shlex.quote(w) for w in words)
+
+    status, result, finals = _train_and_evaluate(args, config, run_dir, again)
+    if status or not finals:
+        return status
+    summary = exploit_summary(run_dir, args.agent, result, finals[0], config.final_eval.seed)
+    path = os.path.join(run_dir, "exploit.json")
+    with open(path, "w") as f:
+        json.dump(summary, f, indent=2)
+    print(f"\n{summary_line(summary)}\nwrote {path}")
+    return 0
+
+
+def _trainer_modules() -> tuple[Any, Any]:
+    """``(load_config, run_dir_for)`` of the trainer, or the one line that says the train extra is missing.
+    Imported here, not at the top: the trainer needs the train extra (torch, tensorboard, pyyaml), and eval,
+    ladder and merge must work without it."""
+    try:
+        from euchre_env.training.config import load_config
+        from euchre_env.training.train import run_dir_for
+    except ModuleNotFoundError as exc:
+        fail(f"training needs the train extra ({exc}): pip install 'euchre-env[train]'")
+    return load_config, run_dir_for
+
+
+def _check_resumable(run_dir: str) -> None:
+    if not os.path.isfile(os.path.join(run_dir, "checkpoints", "latest.pt")):
+        raise ValueError(f"no run to resume at {run_dir!r} (no checkpoints/latest.pt)")
+
+
+def _folder_name(spec: str) -> str:
+    """An agent spec as a file name: ``pimc:50`` -> ``pimc_50``, ``checkpoints/knock.pt`` -> ``knock``."""
+    if spec.endswith(".pt"):
+        spec = os.path.basename(spec).removesuffix(".pt")
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in spec)
+
+
+def _train_and_evaluate(args: argparse.Namespace, config: Any, run_dir: str,
+                        again: Callable[[bool], str]) -> tuple[int, Any, list[Any] | None]:
+    """Train ``config`` into ``run_dir`` (resuming if ``args.resume``), then evaluate its best checkpoint
+    against ``final_eval.opponents`` unless ``args.final_eval`` is off; ``(exit status, the training result,
+    the final matches)``. ``again(resume)``: the command that goes on after an interruption."""
+    from euchre_env.evaluation import match_table, write_match
+    from euchre_env.training.train import Trainer, TrainingInterrupted
+
+    try:
         trainer = Trainer(config, run_dir, resume=args.resume)
-    except (ValueError, OSError) as exc:  # a bad config, or a damaged checkpoint (CheckpointError is a ValueError)
+    except (ValueError, OSError) as exc:  # a damaged checkpoint (CheckpointError is a ValueError)
         fail(str(exc))
     if config.run.backend == "ray":  # join or start Ray now: a bad address is one line before any training
         try:
@@ -61,8 +169,8 @@ def run_train(args: argparse.Namespace) -> int:
     try:
         result = trainer.train(progress=args.progress)
     except TrainingInterrupted as stop:
-        sys.stderr.write(f"{PROG}: {_interrupted_line(args, run_dir, stop)}\n")
-        return 130
+        sys.stderr.write(f"{PROG}: {_interrupted_line(stop, again)}\n")
+        return 130, None, None
     print(f"Trained {result.updates} updates, {result.decisions:,} decisions in {result.seconds / 60:.1f} min; "
           f"checkpoints in {os.path.join(run_dir, 'checkpoints')}")
     print(f"TensorBoard: tensorboard --logdir {args.runs_dir}")
@@ -70,27 +178,26 @@ def run_train(args: argparse.Namespace) -> int:
         print(f"Training curve: {plot_curves(run_dir)}")
     except ImportError:
         sys.stderr.write(f"{PROG}: matplotlib is not installed, no curves.png (pip install 'euchre-env[eval]')\n")
-    if args.final_eval and config.final_eval.opponents:
-        fe = config.final_eval
-        print(f"\nDuplicate evaluation of {result.best_path}, preset {config.rules.preset}, seed {fe.seed}: "
-              "margin = the checkpoint's points minus the opponent's per hand, 95% t-interval over duplicate pairs.\n")
-        try:
-            results = trainer.evaluate(fe.opponents, fe.seed, fe.workers, path=result.best_path,
-                                       progress=args.progress)
-        except KeyboardInterrupt:
-            again = _train_command(args, run_dir, resume=True)
-            sys.stderr.write(f"{PROG}: interrupted during the final evaluation; training is complete "
-                             f"({result.updates} updates); evaluate again with: {again}\n")
-            return 130
-        print(match_table(results))
-        out = os.path.join(run_dir, "final_eval")
-        for r in results:
-            write_match(r, os.path.join(out, r.agent_b.replace(":", "_")))
-        print(f"\nwrote {out}")
-        if trainer.selection:
-            print(_selection_line(trainer.selection, results, fe.seed))
-            _record_fresh_margins(trainer.selection, results, fe.seed, run_dir)
-    return 0
+    if not (args.final_eval and config.final_eval.opponents):
+        return 0, result, None
+    fe = config.final_eval
+    print(f"\nDuplicate evaluation of {result.best_path}, preset {config.rules.preset}, seed {fe.seed}: "
+          "margin = the checkpoint's points minus the opponent's per hand, 95% t-interval over duplicate pairs.\n")
+    try:
+        results = trainer.evaluate(fe.opponents, fe.seed, fe.workers, path=result.best_path, progress=args.progress)
+    except KeyboardInterrupt:
+        sys.stderr.write(f"{PROG}: interrupted during the final evaluation; training is complete "
+                         f"({result.updates} updates); evaluate again with: {again(True)}\n")
+        return 130, result, None
+    print(match_table(results))
+    out = os.path.join(run_dir, "final_eval")
+    for r in results:
+        write_match(r, os.path.join(out, _folder_name(r.agent_b)))
+    print(f"\nwrote {out}")
+    if trainer.selection:
+        print(_selection_line(trainer.selection, results, fe.seed))
+        _record_fresh_margins(trainer.selection, results, fe.seed, run_dir)
+    return 0, result, results
 
 
 def _selection_line(selection: dict[str, Any], results: list[Any], seed: int) -> str:
@@ -136,15 +243,13 @@ def _train_command(args: argparse.Namespace, run_dir: str, resume: bool) -> str:
     return command
 
 
-def _interrupted_line(args: argparse.Namespace, run_dir: str, stop: Any) -> str:
+def _interrupted_line(stop: Any, again: Callable[[bool], str]) -> str:
     """What a Ctrl-C of training left, and the command that goes on from there."""
     if stop.saved_update is None:
-        return ("interrupted before any update was saved; nothing to resume yet; start again with: "
-                + _train_command(args, run_dir, resume=False))
+        return "interrupted before any update was saved; nothing to resume yet; start again with: " + again(False)
     if stop.saved_update == stop.update:
         where = f"interrupted at update {stop.update}; saved {stop.latest_path}"
     else:
         where = (f"quit at once at update {stop.update}, without saving; {stop.latest_path} holds update "
                  f"{stop.saved_update}")
-    return f"{where}; continue with: {_train_command(args, run_dir, resume=True)}"
-
+    return f"{where}; continue with: {again(True)}"

@@ -79,6 +79,13 @@ class Rules:
             raise ValueError(f"unknown rules field(s) {unknown}; known: {sorted(known)}")
         return cls(**data)
 
+    def changed_options(self) -> dict[str, Any]:
+        """The options whose value differs from this rule set's preset (all of them for custom rules)."""
+        if self.preset_name not in _PRESETS:
+            return {name: getattr(self, name) for name in option_names()}
+        preset = Rules.preset(self.preset_name)
+        return {name: getattr(self, name) for name in option_names() if getattr(self, name) != getattr(preset, name)}
+
     # --- derived quantities -------------------------------------------------------
     @property
     def is_bid(self) -> bool:
