@@ -1,4 +1,6 @@
 """Agent specs on the command line and in configs: ``random``, ``rules``, ``pimc:50``, a checkpoint path (``.pt``),
+the network-guided search over a checkpoint (``search:32:PATH.pt``, :mod:`euchre_env.agents.search.guided`),
+the CFR bidding agent (``cfr:TABLES.npz``, :mod:`euchre_env.agents.search.cfr_bidding`)
 and OpenSpiel's bots (``openspiel:ismcts:1000``, ``openspiel:mcts:200``, ``openspiel:mccfr:PATH``; the
 ``openspiel`` extra, see :mod:`euchre_env.agents.search.openspiel_bots`).
 
@@ -26,6 +28,9 @@ _AGENTS: dict[str, tuple[str, str, str | None]] = {
 }
 CHECKPOINT_SUFFIX = ".pt"
 OPENSPIEL_PREFIX = "openspiel:"  # OpenSpiel's bots: openspiel:KIND:ARG (two parameters, one maybe a path)
+SEARCH_PREFIX = "search:"  # the network-guided search: search:[WORLDS:]CHECKPOINT.pt
+CFR_PREFIX = "cfr:"  # the CFR bidding agent: cfr:[WORLDS:]TABLES.npz (WORLDS: PIMC's, for the card play)
+CFR_SUFFIX = ".npz"
 
 
 def agent_names() -> list[str]:
@@ -39,7 +44,9 @@ def _parse(text: str) -> tuple[str, dict[str, int]]:
     if name not in _AGENTS:
         raise UnknownAgentSpec(
             f"unknown agent spec {text!r}; known: {', '.join(agent_names())} (e.g. 'pimc:50'), or a checkpoint "
-            f"path ending in {CHECKPOINT_SUFFIX}, or an OpenSpiel bot (openspiel:ismcts:1000, openspiel:mccfr:PATH)"
+            f"path ending in {CHECKPOINT_SUFFIX}, a search over one (search:32:PATH.pt), CFR tables (cfr:PATH.npz), "
+            "or an OpenSpiel bot "
+            "(openspiel:ismcts:1000, openspiel:mccfr:PATH)"
         )
     param_name = _AGENTS[name][2]
     if not colon:
@@ -62,16 +69,59 @@ def check_spec(spec: str) -> None:
     only when the agent is built).
     """
     text = str(spec).strip()
+    if text.startswith(SEARCH_PREFIX):
+        _check_search(text)
+        return
+    if text.startswith(CFR_PREFIX):
+        _check_cfr(text)
+        return
     if text.endswith(CHECKPOINT_SUFFIX):
-        if os.path.isdir(text):
-            raise ValueError(f"{text!r} is a directory, not a checkpoint file")
-        if not os.path.isfile(text):
-            raise ValueError(f"no checkpoint file at {text!r}")
+        _check_checkpoint(text)
         return
     if text.startswith(OPENSPIEL_PREFIX):
         _check_openspiel(text)
         return
     _parse(text)
+
+
+def _check_checkpoint(path: str) -> None:
+    if os.path.isdir(path):
+        raise ValueError(f"{path!r} is a directory, not a checkpoint file")
+    if not os.path.isfile(path):
+        raise ValueError(f"no checkpoint file at {path!r}")
+
+
+def _worlds_and_path(text: str, prefix: str, suffix: str, what: str) -> tuple[dict[str, Any], str]:
+    """``PREFIX[WORLDS:]PATH``: ``({"worlds": N} or {}, PATH)``; ValueError for a bad count or another suffix."""
+    rest = text[len(prefix):]
+    head, colon, tail = rest.partition(":")
+    kwargs: dict[str, Any] = {}
+    if colon and re.fullmatch(r"[+-]?\d+", head.strip()):
+        kwargs["worlds"], rest = int(head), tail.strip()
+        if kwargs["worlds"] < 1:
+            raise ValueError(f"agent spec {text!r}: worlds must be at least 1, e.g. '{prefix}32:{what}{suffix}'")
+    if not rest.endswith(suffix):
+        raise ValueError(f"agent spec {text!r}: write {prefix}{what}{suffix} or {prefix}WORLDS:{what}{suffix}")
+    return kwargs, rest
+
+
+def _check_search(text: str) -> dict[str, Any]:
+    """A ``search:[N:]CHECKPOINT.pt`` spec's constructor arguments; ValueError if malformed or the file is missing."""
+    kwargs, path = _worlds_and_path(text, SEARCH_PREFIX, CHECKPOINT_SUFFIX, "CHECKPOINT")
+    try:
+        _check_checkpoint(path)
+    except ValueError as exc:
+        raise ValueError(f"agent spec {text!r}: {exc}") from None
+    return {"checkpoint": path, **kwargs}
+
+
+def _check_cfr(text: str) -> dict[str, Any]:
+    """A ``cfr:[N:]TABLES.npz`` spec's constructor arguments; ValueError if malformed or the file is missing."""
+    kwargs, path = _worlds_and_path(text, CFR_PREFIX, CFR_SUFFIX, "TABLES")
+    if not os.path.isfile(path):
+        raise ValueError(f"agent spec {text!r}: no CFR tables file at {path!r} (train one with: euchre cfr --out "
+                         f"{path})")
+    return {"tables": path, **kwargs}
 
 
 def _check_openspiel(text: str) -> tuple[str, int | str]:
@@ -93,6 +143,14 @@ def make_agent(spec: str, seed: int | None = None, **kwargs: Any) -> Any:
     agent's constructor (e.g. ``greedy=False`` for a checkpoint).
     """
     text = str(spec).strip()
+    if text.startswith(SEARCH_PREFIX):
+        from euchre_env.agents.search.guided import GuidedSearchAgent  # needs torch, as a checkpoint does
+
+        return GuidedSearchAgent(seed=seed, **{"name": text, **kwargs, **_check_search(text)})
+    if text.startswith(CFR_PREFIX):
+        from euchre_env.agents.search.cfr_bidding import CFRBiddingAgent
+
+        return CFRBiddingAgent(seed=seed, **{"name": text, **kwargs, **_check_cfr(text)})
     if text.endswith(CHECKPOINT_SUFFIX):
         from euchre_env.agents.neural.agent import NeuralAgent  # here, not at the top: only checkpoints need torch
 

@@ -7,6 +7,7 @@
     euchre merge RUN_DIR RUN_DIR ... [--out DIR]   (runs of one match over disjoint --first-deal ranges)
     euchre train --config configs/knock.yaml [--set section.key=value ...] [--run-name NAME] [--resume]
     euchre exploit AGENT --minutes 60 [--config configs/knock.yaml] [--deals N] [--seed S] [--resume]
+    euchre cfr --preset knock --minutes 20 --out tables.npz [--resume]     (then the agent spec cfr:tables.npz)
     euchre play --preset knock --seat 0 --partner rules --opponents CKPT.pt [--seed N] [--hands N] [--set ...]
     euchre serve --port 8000 [the options of play]    (the same games in a browser, on 127.0.0.1)
 
@@ -31,7 +32,8 @@ GROUPS = (evaluate, train, play)
 # One line each, in --help and when no command is given.
 COMMANDS = {name: text for group in GROUPS for name, text in group.COMMANDS.items()}
 RUN = {"eval": evaluate.run_match, "ladder": evaluate.run_match, "merge": evaluate.run_merge,
-       "train": train.run_train, "exploit": train.run_exploit, "play": play.run_table, "serve": play.run_table}
+       "train": train.run_train, "exploit": train.run_exploit, "cfr": train.run_cfr,
+       "play": play.run_table, "serve": play.run_table}
 
 
 def _overview() -> str:

@@ -10,12 +10,13 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from euchre_env.cli.arguments import PROG, agent_spec, fail, positive_float, positive_int
+from euchre_env.cli.arguments import PROG, agent_spec, fail, make_rules, positive_float, positive_int
 from euchre_env.cli.evaluate import check_agent, rules_label
 from euchre_env.training.curves import plot_curves
 
 COMMANDS = {"train": "self-play PPO training from a YAML config",
-            "exploit": "train a fresh best response to a frozen agent: how exploitable the agent is"}
+            "exploit": "train a fresh best response to a frozen agent: how exploitable the agent is",
+            "cfr": "train the CFR bidding agent's tables (cfr:PATH), resumable"}
 EXPLOIT_DEALS = 10_000  # the final match of a probe: as many deals as the project's other headline margins
 EXPLOIT_SEED = 4242  # no config of this project trains, evaluates or selects on it
 
@@ -60,6 +61,21 @@ def add_parsers(sub: Any) -> None:
     ex.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True,
                     help="a progress bar on stderr (default on)")
     ex.set_defaults(final_eval=True)
+
+    cf = sub.add_parser("cfr", help=COMMANDS["cfr"],
+                        description="Chance-sampled CFR over the calling decisions (euchre_env.training.cfr); the "
+                                    "tables play as the agent spec cfr:OUT (card play by PIMC).")
+    cf.add_argument("--out", required=True, metavar="PATH", help="the tables file (.npz) to write")
+    cf.add_argument("--preset", default="knock", help="rules preset: knock, classic or multiplayer (default knock)")
+    cf.add_argument("--set", dest="options", action="extend", nargs="+", default=[], metavar="OPTION=VALUE",
+                    help="override a rules option")
+    cf.add_argument("--deals", type=positive_int, default=None, help="train until the tables hold this many deals")
+    cf.add_argument("--minutes", type=positive_float, default=None, help="... or for this long (both: the first)")
+    cf.add_argument("--seed", type=int, default=0, help="master seed of the deals (default 0)")
+    cf.add_argument("--batch", type=positive_int, default=64, help="deals per batch (default 64)")
+    cf.add_argument("--resume", action="store_true", help="continue the tables in --out (their rules and seed)")
+    cf.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True,
+                    help="a progress bar on stderr (default on)")
 
 
 def run_train(args: argparse.Namespace) -> int:
@@ -120,6 +136,37 @@ def run_exploit(args: argparse.Namespace) -> int:
     with open(path, "w") as f:
         json.dump(summary, f, indent=2)
     print(f"\n{summary_line(summary)}\nwrote {path}")
+    return 0
+
+
+def run_cfr(args: argparse.Namespace) -> int:
+    """euchre cfr: new or resumed CFR tables, trained for --deals / --minutes."""
+    from euchre_env.agents.search.cfr_bidding import NUM_INFOSETS, Tables, check_covered
+    from euchre_env.training.cfr import train
+
+    try:
+        if args.deals is None and args.minutes is None:
+            raise ValueError("give --deals N or --minutes M (or both: whichever comes first)")
+        if args.resume:
+            tables = Tables.load(args.out)
+            if args.deals is not None and args.deals <= tables.deals:
+                raise ValueError(f"{args.out!r} already holds {tables.deals:,} deals; --deals must be more")
+        else:
+            if os.path.exists(args.out):
+                raise ValueError(f"{args.out!r} exists: --resume to continue it, or choose another --out")
+            rules = make_rules(args.preset, args.options)
+            check_covered(rules)
+            tables = Tables.empty(rules, args.seed, args.batch)
+    except ValueError as exc:
+        fail(str(exc))
+    try:
+        train(tables, args.out, deals=args.deals, minutes=args.minutes, progress=args.progress)
+    except KeyboardInterrupt:
+        sys.stderr.write(f"{PROG}: interrupted; {args.out} holds the tables of the last save; continue with: "
+                         f"{PROG} cfr --out {shlex.quote(args.out)} --resume --deals N\n")
+        return 130
+    print(f"CFR tables: {tables.deals:,} deals, {tables.reached():,} of {NUM_INFOSETS:,} information sets reached; "
+          f"wrote {args.out} (play them as cfr:{args.out})")
     return 0
 
 

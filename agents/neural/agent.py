@@ -212,6 +212,25 @@ class NetworkPolicy:
         self._raw = np.zeros((n, t.raw_size + agent.model.num_actions), np.float32)
 
     def actions(self, games: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        logits = self._logits(games)
+        if self.agent.greedy:
+            ids = logits.argmax(-1).numpy()
+        else:
+            generator = torch.Generator().manual_seed(int(rng.integers(2**62)))
+            ids = torch.multinomial(torch.softmax(logits, -1), 1, generator=generator)[:, 0].numpy()
+        absolute = self._tables.to_abs[self._st[games, self._K.FRAME], ids]
+        return self.venv.to_canonical_batch(games, absolute)
+
+    def probabilities(self, games: np.ndarray, actions: np.ndarray) -> np.ndarray:
+        """``float64 [len(games)]``: the network's probability of the absolute action ``actions[i]`` for the seat
+        to act in game ``games[i]`` (its softmax over the legal actions); what a belief over hidden cards weighs
+        an observed move by."""
+        probs = torch.softmax(self._logits(games).double(), -1).numpy()
+        canonical = self._tables.to_canonical[self._st[games, self._K.FRAME], actions]
+        return probs[np.arange(len(games)), canonical]
+
+    def _logits(self, games: np.ndarray) -> torch.Tensor:
+        """The masked logits of the seat to act in each of ``games``, in the network's frame, on the CPU."""
         st, hands, dealt, tc, ts, calls = self.venv.state_arrays()
         self._st[games] = st[games]  # the rows the observer reads (and writes each frame into)
         t = self._tables
@@ -224,11 +243,4 @@ class NetworkPolicy:
             device = self.agent.model[0].weight.device  # an in-memory network may live on an accelerator
             if device.type != "cpu":
                 x, m = x.to(device), m.to(device)
-            logits = self.agent.model.masked_logits(x, m).cpu()
-            if self.agent.greedy:
-                ids = logits.argmax(-1).numpy()
-            else:
-                generator = torch.Generator().manual_seed(int(rng.integers(2**62)))
-                ids = torch.multinomial(torch.softmax(logits, -1), 1, generator=generator)[:, 0].numpy()
-        absolute = t.to_abs[self._st[games, self._K.FRAME], ids]
-        return self.venv.to_canonical_batch(games, absolute)
+            return self.agent.model.masked_logits(x, m).cpu()

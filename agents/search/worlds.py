@@ -203,11 +203,14 @@ class WorldSampler:
 def world_deal(info: InfoState, world: World, rng: np.random.Generator) -> tuple[dict[str, Any], int | None]:
     """The hand as dealt in ``world`` (a ``GameState`` deal dict) and the dealer's discard, if made.
 
-    Only for decisions before the first card is played and before the help exchange: the
-    dealt hands are then the current ones, but for the dealer's up-card and discard.
+    The dealt hands are the current ones with the cards each seat has played, but for the dealer's up-card and
+    discard. Not for Bid Euchre's help exchange (given and given back cards would move between hands).
     """
     rules = info.rules
     hands = [list(h) for h in world.hands]
+    for _, plays in (*info.tricks, (None, info.trick)):
+        for seat, card in plays:
+            hands[seat].append(card)
     dealer = info.dealer
     discard = None
     made_discard = info.phase != Phase.DISCARD and (info.upcard_taken or (rules.is_bid and rules.joker))

@@ -320,12 +320,14 @@ class VectorEuchre:
         if not isinstance(deals, (list, tuple)) or len(deals) != self.num_envs:
             got = f"{len(deals)} deals" if isinstance(deals, (list, tuple)) else repr(deals)
             raise ValueError(f"reset option 'deals' must be a list of {self.num_envs} deals (one per game), got {got}")
-        parsed = []
+        parsed, seen = [], {}  # a deal given for several games (a search's copies of one world) is parsed once
         for g, deal in enumerate(deals):
-            try:
-                parsed.append(parse_deal(self.rules, deal))
-            except ValueError as e:
-                raise ValueError(f"deals[{g}]: {e}") from None
+            if id(deal) not in seen:
+                try:
+                    seen[id(deal)] = parse_deal(self.rules, deal)
+                except ValueError as e:
+                    raise ValueError(f"deals[{g}]: {e}") from None
+            parsed.append(seen[id(deal)])
         return parsed
 
     def _check_actions(self, actions: Any) -> np.ndarray:

@@ -1,0 +1,123 @@
+"""The CFR bidding agent and its trainer: leaf values against the Python engine, seeded and resumed training,
+the tables file, the agent spec and bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from euchre_env.agents.registry import build_for_rules, check_spec, make_agent
+from euchre_env.agents.rule_based.agent import RuleBasedAgent
+from euchre_env.agents.search.cfr_bidding import CALL1_CONTEXTS, ESTIMATE_BUCKETS, FEATURES, NUM_INFOSETS, Tables
+from euchre_env.cli.main import main
+from euchre_env.evaluation import evaluate
+from euchre_env.game.engine import GameState
+from euchre_env.game.rules import Rules
+from euchre_env.training.cfr import CallingTrees, leaf_values, train, train_batch
+from euchre_env.views.decision import ask_agent
+from euchre_env.views.observation import Observer
+
+
+@pytest.mark.parametrize("preset, options", [("knock", {}), ("classic", {"joker": True}),
+                                             ("multiplayer", {}), ("knock", {"dealer_partner_must_go_alone": True})])
+def test_each_leaf_is_the_hand_the_rule_based_agent_plays_from_its_calls(preset, options):
+    """Every path of the calling trees, played out on the batched engine, scores what the Python engine and the
+    Python rule-based agent score on the same deal and calls: the leaves' values are right."""
+    rules = Rules.preset(preset, **options)
+    rng = np.random.default_rng(4)
+    trees, deals = CallingTrees(rules), []
+    for d in range(6):
+        state = GameState(rules, rng)
+        deals.append({"dealer": state.dealer, "hands": [list(h) for h in state.hands], "upcard": state.upcard})
+        trees.build(state, d, [])
+    values = leaf_values(rules, deals, trees, np.random.default_rng(0))
+    agent, observer = RuleBasedAgent(), Observer(rules)
+    assert len(trees.paths) > 6 * 4  # every order-up and every naming of each deal
+    for leaf, path in enumerate(trees.paths):
+        state = GameState(rules, deal=deals[trees.deal_of[leaf]])
+        for a in path:
+            state.apply(a)
+        while not state.hand_over:
+            state.apply(ask_agent(agent, state, observer))
+        points = state.hand_result["points"] if state.hand_result and "points" in state.hand_result else [0, 0]
+        assert values[leaf] == points[0] - points[1], (leaf, path)
+
+
+def test_a_seeded_run_repeats_and_a_resumed_one_goes_on_exactly(tmp_path):
+    rules = Rules.preset("knock")
+    straight = Tables.empty(rules, seed=9, batch_size=8)
+    for _ in range(3):
+        train_batch(straight)
+    split = Tables.empty(rules, seed=9, batch_size=8)
+    train_batch(split)
+    split.save(str(tmp_path / "t.npz"))
+    resumed = Tables.load(str(tmp_path / "t.npz"))
+    for _ in range(2):
+        train_batch(resumed)
+    assert resumed.deals == straight.deals == 24 and resumed.batches == 3
+    assert np.array_equal(resumed.regret, straight.regret) and np.array_equal(resumed.strategy, straight.strategy)
+    assert 0 < straight.reached() < NUM_INFOSETS
+    assert (straight.regret >= 0).all()  # regret matching+
+
+
+def test_training_moves_the_strategy_towards_what_wins():
+    """After a few hundred deals, the round-one information sets of strong hands (an estimate of four tricks or
+    more) call far more often than those of weak ones (under one trick), weighted by how often each was met."""
+    tables = Tables.empty(Rules.preset("knock"), seed=1, batch_size=64)
+    for _ in range(6):
+        train_batch(tables)
+    per_estimate = FEATURES // ESTIMATE_BUCKETS
+    call1 = tables.strategy[:CALL1_CONTEXTS * FEATURES].reshape(CALL1_CONTEXTS, ESTIMATE_BUCKETS, per_estimate, 3)
+    weak, strong = call1[:, :2].sum((0, 1, 2)), call1[:, 8:].sum((0, 1, 2))
+    assert weak.sum() > 0 and strong.sum() > 0
+    assert strong[1:].sum() / strong.sum() > 0.6 and weak[1:].sum() / weak.sum() < 0.25
+
+
+def test_the_agent_plays_and_bad_tables_are_one_line(tmp_path):
+    path = str(tmp_path / "knock.npz")
+    tables = Tables.empty(Rules.preset("knock"), seed=2, batch_size=16)
+    train(tables, path, deals=32, progress=False)
+    agent = make_agent(f"cfr:5:{path}", seed=1)
+    assert agent.pimc.worlds == 5 and agent.name == f"cfr:5:{path}"
+    result = evaluate(f"cfr:5:{path}", "random", "knock", n=2, seed=3, workers=1)
+    assert result.deals == 2
+    with pytest.raises(ValueError, match="were trained for other rules"):
+        build_for_rules(f"cfr:{path}", Rules.preset("classic"))
+    (tmp_path / "junk.npz").write_bytes(b"not a zip file at all")
+    (tmp_path / "other.npz").write_bytes(b"")
+    np.savez(tmp_path / "foreign.npz", regret=np.zeros(3))
+    for bad, message in [("junk.npz", "is not a readable CFR tables file"),
+                         ("other.npz", "is not a readable CFR tables file"),
+                         ("foreign.npz", "is not a readable CFR tables file")]:
+        with pytest.raises(ValueError) as err:
+            build_for_rules(f"cfr:{tmp_path / bad}")
+        assert message in str(err.value) and "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("cfr:missing.npz", "no CFR tables file at 'missing.npz'"),
+    ("cfr:0:x.npz", "worlds must be at least 1"),
+    ("cfr:tables.pt", "write cfr:TABLES.npz or cfr:WORLDS:TABLES.npz"),
+])
+def test_bad_cfr_specs_are_one_line(spec, message):
+    with pytest.raises(ValueError) as err:
+        check_spec(spec)
+    assert message in str(err.value) and "\n" not in str(err.value)
+
+
+def test_euchre_cfr_trains_resumes_and_refuses_bad_input(tmp_path, capsys):
+    out = str(tmp_path / "t.npz")
+    assert main(["cfr", "--out", out, "--deals", "16", "--batch", "8", "--no-progress"]) == 0
+    assert "CFR tables: 16 deals" in capsys.readouterr().out
+    assert main(["cfr", "--out", out, "--deals", "24", "--resume", "--no-progress"]) == 0
+    assert Tables.load(out).deals == 24
+    for argv, message in [(["cfr", "--out", out, "--deals", "8"], "exists: --resume to continue it"),
+                          (["cfr", "--out", str(tmp_path / "n.npz")], "give --deals N or --minutes M"),
+                          (["cfr", "--out", out, "--deals", "8", "--resume"], "already holds 24 deals"),
+                          (["cfr", "--out", str(tmp_path / "b.npz"), "--deals", "8", "--preset", "bid"],
+                           "Bid Euchre's auction is not abstracted yet")]:
+        with pytest.raises(SystemExit) as exc:
+            main(argv)
+        assert exc.value.code == 2
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1
