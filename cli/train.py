@@ -123,9 +123,12 @@ def run_exploit(args: argparse.Namespace) -> int:
     def again(resume: bool) -> str:
         words = [PROG, "exploit", args.agent, "--run-name", os.path.basename(run_dir)]
         words += ["--runs-dir", args.runs_dir] if args.runs_dir != "runs" else []
-        words += ["--resume"] if resume else [f"--minutes={args.minutes:g}", f"--deals={args.deals}",
-                                              f"--seed={args.seed}", *(["--config", args.config] if args.config
-                                                                       else [])]
+        if resume:
+            words.append("--resume")
+        else:
+            words += [f"--minutes={args.minutes:g}", f"--deals={args.deals}", f"--seed={args.seed}"]
+            words += (["--config", args.config] if args.config else []) + (["--set", *args.overrides]
+                                                                           if args.overrides else [])
         return " ".join(shlex.quote(w) for w in words)
 
     status, result, finals = _train_and_evaluate(args, config, run_dir, again)
