@@ -53,6 +53,7 @@ from euchre_env.game.rules import Rules
 from euchre_env.views.infostate import InfoState
 
 DEFAULT_WORLDS = 32
+DEFAULT_CONFIDENCE = 1.0  # leave the network's choice only for an action better by this many standard errors
 BELIEF_FLOOR = 0.1  # each observed move's probability is at least this share of a uniform choice among its legal ones
 
 
@@ -63,7 +64,7 @@ class GuidedSearchAgent:
     needs_observation = False
 
     def __init__(self, checkpoint: str | NeuralAgent, worlds: int = DEFAULT_WORLDS, belief: bool = True,
-                 seed: int | None = None, name: str | None = None) -> None:
+                 confidence: float = DEFAULT_CONFIDENCE, seed: int | None = None, name: str | None = None) -> None:
         if isinstance(worlds, bool) or not isinstance(worlds, int) or worlds < 1:
             raise ValueError(f"GuidedSearchAgent: worlds must be an integer of at least 1, got {worlds!r}")
         self.network = checkpoint if isinstance(checkpoint, NeuralAgent) else NeuralAgent(checkpoint)
@@ -71,6 +72,7 @@ class GuidedSearchAgent:
             raise ValueError("GuidedSearchAgent: the rollouts need a greedy network (NeuralAgent(greedy=True))")
         self.worlds = worlds
         self.belief = bool(belief)
+        self.confidence = float(confidence)
         self.rules = self.network.rules
         if self.rules.is_bid:
             raise ValueError(f"GuidedSearchAgent: {self.network.source!r} plays Bid Euchre, which the search does not "
@@ -131,14 +133,22 @@ class GuidedSearchAgent:
         log_weight = self._replay(info, venv, policy, np.repeat(discards, n_moves), n_moves)
         margins = self._rollouts(info, venv, policy, np.tile(legal, n_worlds), rng)
         weight = np.exp(log_weight - log_weight.max()) if self.belief else np.ones(n_worlds)
-        means = (weight @ margins.reshape(n_worlds, n_moves)) / weight.sum()
-        values = {a: float(v) for a, v in zip(legal, means)}
-        best = max(values.values())
-        tied = [a for a in legal if values[a] == best]
-        if len(tied) > 1:  # the network's own preference among the best
-            mine = self.network.act(None, {"information_state": info})
-            return (mine if mine in tied else tied[0]), values
-        return tied[0], values
+        weight /= weight.sum()
+        per_world = margins.reshape(n_worlds, n_moves)
+        values = {a: float(v) for a, v in zip(legal, weight @ per_world)}
+        return self._choose(info, legal, per_world, weight), values
+
+    def _choose(self, info: InfoState, legal: list[int], per_world: np.ndarray, weight: np.ndarray) -> int:
+        """The network's own action, unless another one beats it in the worlds by more than ``confidence``
+        standard errors of the paired difference (the same worlds for every action): then the best of those."""
+        mine = self.network.act(None, {"information_state": info})
+        diff = per_world - per_world[:, [legal.index(mine)]]
+        mean = weight @ diff
+        spread = np.sqrt(np.maximum(weight @ (diff - mean) ** 2, 0.0) * (weight @ weight))  # SE with n_eff = 1/sum w^2
+        better = (mean > 0) & (mean > self.confidence * spread)
+        if not better.any():
+            return mine
+        return legal[int(np.argmax(np.where(better, mean, -np.inf)))]
 
     def _engine(self, games: int) -> tuple[VectorEuchre, Any]:
         """A batched engine of ``games`` games and the network's twin on it, built once per size (about 8 ms)."""
