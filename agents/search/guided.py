@@ -19,7 +19,10 @@ At a decision with more than one legal action, ``GuidedSearchAgent`` reads only 
    all four seats, each from its own information in that world: no seat sees another's cards, so the rollout
    has none of PIMC's strategy fusion. The candidate's value is the weighted mean of the seat's team margin of
    the hand (points for minus points against, the env's hand reward).
-4. The best value is played; ties go to the network's own preference.
+4. **Only where it pays.** The network's own choice is played unless another action beats it in the worlds by
+   more than ``confidence`` standard errors of the paired difference (all actions share the worlds); then the
+   best of those. Plain argmax of the means played worse than the network itself: 32 worlds leave each mean a
+   noisy estimate, and most decisions' differences are smaller than that noise.
 
 The network is the prior twice over: it proposes the rollout policy of every seat and weighs the worlds. Leaves
 are the hand's end (Euchre hands are short: at most about twenty decisions), so no value network is needed; the
