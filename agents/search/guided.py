@@ -56,7 +56,7 @@ from euchre_env.game.rules import Rules
 from euchre_env.views.infostate import InfoState
 
 DEFAULT_WORLDS = 32
-DEFAULT_CONFIDENCE = 1.0  # leave the network's choice only for an action better by this many standard errors
+DEFAULT_CONFIDENCE = 2.0  # leave the network's choice only for an action better by this many standard errors
 BELIEF_FLOOR = 0.1  # each observed move's probability is at least this share of a uniform choice among its legal ones
 
 
