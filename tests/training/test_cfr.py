@@ -3,6 +3,8 @@ the tables file, the agent spec and bad input."""
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -121,3 +123,9 @@ def test_euchre_cfr_trains_resumes_and_refuses_bad_input(tmp_path, capsys):
         assert exc.value.code == 2
         err = capsys.readouterr().err
         assert message in err and err.count("\n") == 1
+
+
+def test_the_published_tables_load_and_play_knock():
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "checkpoints", "knock_cfr.npz")
+    tables = Tables.load(path)
+    assert tables.rules == Rules.preset("knock") and tables.deals > 100_000 and tables.reached() > 1000
