@@ -128,10 +128,13 @@ def _strategy(tables: Tables, node: Node) -> np.ndarray:
     return positive / total if total > 0 else legal / legal.sum()
 
 
-def cfr_pass(tables: Tables, node: Node | int, values: np.ndarray, reach: np.ndarray, weight: float) -> float:
-    """One CFR pass below ``node``: team 0's expected value under the current strategies; updates the regrets
-    (RM+) and the weighted average-strategy sums of every node on the way. ``reach``: each seat's probability
-    of playing to ``node``."""
+def cfr_pass(tables: Tables, node: Node | int, values: np.ndarray, reach: np.ndarray, weight: float,
+             updates: dict[int, np.ndarray]) -> float:
+    """One CFR pass below ``node`` under the tables' current strategies: team 0's expected value. Each node's
+    regret and weighted average-strategy increments are added to ``updates[infoset]`` (``[2, 3]``), applied by
+    the caller after the pass, so that an information set met twice in one deal's tree (a defend-alone
+    decision after several calls) uses one strategy throughout, as CFR's iteration does. ``reach``: each
+    seat's probability of playing to ``node``."""
     if not isinstance(node, Node):
         return float(values[node])
     sigma = _strategy(tables, node)
@@ -140,16 +143,22 @@ def cfr_pass(tables: Tables, node: Node | int, values: np.ndarray, reach: np.nda
         if child is not None:
             next_reach = reach.copy()
             next_reach[node.seat] *= sigma[a]
-            child_values[a] = cfr_pass(tables, child, values, next_reach, weight)
+            child_values[a] = cfr_pass(tables, child, values, next_reach, weight, updates)
     value = float(sigma @ child_values)
     sign = 1.0 if team_of(node.seat) == 0 else -1.0
     others = float(np.prod(np.delete(reach, node.seat)))
     legal = np.array([c is not None for c in node.children])
-    regret = tables.regret[node.infoset]
-    regret += np.where(legal, others * sign * (child_values - value), 0.0)
-    np.maximum(regret, 0.0, out=regret)
-    tables.strategy[node.infoset] += weight * reach[node.seat] * sigma
+    delta = updates.setdefault(node.infoset, np.zeros((2, NUM_ABSTRACT)))
+    delta[0] += np.where(legal, others * sign * (child_values - value), 0.0)
+    delta[1] += weight * reach[node.seat] * sigma
     return value
+
+
+def apply_updates(tables: Tables, updates: dict[int, np.ndarray]) -> None:
+    """Add one pass's increments: regrets clipped at zero afterwards (regret matching+), strategy sums."""
+    for infoset, (regret, strategy) in updates.items():
+        np.maximum(tables.regret[infoset] + regret, 0.0, out=tables.regret[infoset])
+        tables.strategy[infoset] += strategy
 
 
 def train_batch(tables: Tables) -> float:
@@ -166,7 +175,11 @@ def train_batch(tables: Tables) -> float:
         roots.append(trees.build(state, d, []))
     values = leaf_values(rules, deals, trees, rng)
     weight = float(tables.batches + 1)  # linear averaging: later, better strategies count more
-    total = sum(cfr_pass(tables, root, values, np.ones(NUM_SEATS), weight) for root in roots)
+    total = 0.0
+    for root in roots:  # one CFR iteration per deal
+        updates: dict[int, np.ndarray] = {}
+        total += cfr_pass(tables, root, values, np.ones(NUM_SEATS), weight, updates)
+        apply_updates(tables, updates)
     tables.batches += 1
     tables.deals += tables.batch_size
     return total / tables.batch_size
