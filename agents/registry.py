@@ -16,6 +16,8 @@ from __future__ import annotations
 import importlib
 import os
 import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from euchre_env.envs.agent_specs import UnknownAgentSpec
@@ -69,26 +71,51 @@ def check_spec(spec: str) -> None:
     only when the agent is built).
     """
     text = str(spec).strip()
-    if text.startswith(SEARCH_PREFIX):
-        _check_search(text)
-        return
-    if text.startswith(CFR_PREFIX):
-        _check_cfr(text)
-        return
-    if text.endswith(CHECKPOINT_SUFFIX):
-        _check_checkpoint(text)
-        return
-    if text.startswith(OPENSPIEL_PREFIX):
-        _check_openspiel(text)
-        return
-    _parse(text)
+    _kind_of(text).arguments(text)
 
 
-def _check_checkpoint(path: str) -> None:
+def make_agent(spec: str, seed: int | None = None, **kwargs: Any) -> Any:
+    """Build the agent ``spec`` names (see :func:`check_spec` for what is refused and how).
+
+    The agent's ``name`` is the spec text, which evaluation tables print; ``kwargs`` go to the
+    agent's constructor (e.g. ``greedy=False`` for a checkpoint).
+    """
+    text = str(spec).strip()
+    kind = _kind_of(text)
+    arguments = kind.arguments(text)
+    # imported here, not at the top: checkpoints and searches need torch, OpenSpiel's bots the extra
+    agent_class = getattr(importlib.import_module(kind.module), kind.cls)
+    return agent_class(seed=seed, **{"name": text, **kwargs, **arguments})
+
+
+@dataclass(frozen=True)
+class _SpecKind:
+    """One kind of spec: which texts it takes, the checker that returns the agent constructor's arguments
+    (raising one line), and where the agent's class lives."""
+
+    matches: Callable[[str], bool]
+    arguments: Callable[[str], dict[str, Any]]
+    module: str
+    cls: str
+
+
+def _kind_of(text: str) -> _SpecKind:
+    """The kind of a (stripped) spec; an agent name (``rules``, ``pimc:50``) when no other kind takes it."""
+    for kind in _SPEC_KINDS:
+        if kind.matches(text):
+            return kind
+    name, _ = _parse(text)  # raises UnknownAgentSpec for a name no agent has
+    module, cls, _ = _AGENTS[name]
+    return _SpecKind(lambda _: True, lambda t: _parse(t)[1], module, cls)
+
+
+def _check_checkpoint(path: str) -> dict[str, Any]:
+    """A checkpoint spec's constructor arguments; ValueError if the file is missing (its content is read later)."""
     if os.path.isdir(path):
         raise ValueError(f"{path!r} is a directory, not a checkpoint file")
     if not os.path.isfile(path):
         raise ValueError(f"no checkpoint file at {path!r}")
+    return {"checkpoint": path}
 
 
 def _worlds_and_path(text: str, prefix: str, suffix: str, what: str) -> tuple[dict[str, Any], str]:
@@ -124,46 +151,29 @@ def _check_cfr(text: str) -> dict[str, Any]:
     return {"tables": path, **kwargs}
 
 
-def _check_openspiel(text: str) -> tuple[str, int | str]:
-    """An ``openspiel:KIND:ARG`` spec's kind and argument; ValueError if malformed or OpenSpiel is missing."""
+def _check_openspiel(text: str) -> dict[str, Any]:
+    """An ``openspiel:KIND:ARG`` spec's constructor arguments; ValueError if malformed or OpenSpiel is missing."""
     import importlib.util
 
     from euchre_env.agents.search.openspiel_bots import check_openspiel_spec  # imports no OpenSpiel
 
-    parsed = check_openspiel_spec(text)
+    kind, arg = check_openspiel_spec(text)
     if importlib.util.find_spec("pyspiel") is None:
         raise ValueError(f"agent spec {text!r} needs OpenSpiel: pip install 'euchre-env[openspiel]'")
-    return parsed
+    return {"kind": kind, "arg": arg}
 
 
-def make_agent(spec: str, seed: int | None = None, **kwargs: Any) -> Any:
-    """Build the agent ``spec`` names (see :func:`check_spec` for what is refused and how).
-
-    The agent's ``name`` is the spec text, which evaluation tables print; ``kwargs`` go to the
-    agent's constructor (e.g. ``greedy=False`` for a checkpoint).
-    """
-    text = str(spec).strip()
-    if text.startswith(SEARCH_PREFIX):
-        from euchre_env.agents.search.guided import GuidedSearchAgent  # needs torch, as a checkpoint does
-
-        return GuidedSearchAgent(seed=seed, **{"name": text, **kwargs, **_check_search(text)})
-    if text.startswith(CFR_PREFIX):
-        from euchre_env.agents.search.cfr_bidding import CFRBiddingAgent
-
-        return CFRBiddingAgent(seed=seed, **{"name": text, **kwargs, **_check_cfr(text)})
-    if text.endswith(CHECKPOINT_SUFFIX):
-        from euchre_env.agents.neural.agent import NeuralAgent  # here, not at the top: only checkpoints need torch
-
-        return NeuralAgent(text, seed=seed, **{"name": text, **kwargs})
-    if text.startswith(OPENSPIEL_PREFIX):
-        from euchre_env.agents.search.openspiel_bots import OpenSpielAgent
-
-        kind, arg = _check_openspiel(text)
-        return OpenSpielAgent(kind, arg, seed=seed, **{"name": text, **kwargs})
-    name, params = _parse(text)
-    module, cls, _ = _AGENTS[name]
-    agent_cls = getattr(importlib.import_module(module), cls)
-    return agent_cls(seed=seed, **{"name": text, **kwargs, **params})
+# Tried in this order (a search over a checkpoint also ends in .pt); a spec no kind takes is an agent name.
+_SPEC_KINDS: tuple[_SpecKind, ...] = (
+    _SpecKind(lambda t: t.startswith(SEARCH_PREFIX), _check_search, "euchre_env.agents.search.guided",
+              "GuidedSearchAgent"),
+    _SpecKind(lambda t: t.startswith(CFR_PREFIX), _check_cfr, "euchre_env.agents.search.cfr_bidding",
+              "CFRBiddingAgent"),
+    _SpecKind(lambda t: t.endswith(CHECKPOINT_SUFFIX), _check_checkpoint, "euchre_env.agents.neural.agent",
+              "NeuralAgent"),
+    _SpecKind(lambda t: t.startswith(OPENSPIEL_PREFIX), _check_openspiel, "euchre_env.agents.search.openspiel_bots",
+              "OpenSpielAgent"),
+)
 
 
 def build_for_rules(spec: str, rules: Any = None, seed: int | None = None) -> Any:

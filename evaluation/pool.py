@@ -12,9 +12,11 @@ the caller reports it.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing as mp
 import signal
 import sys
+from collections.abc import Iterator
 
 from euchre_env.compiled.builds import forks_safely
 from euchre_env.evaluation.match import DealRecord, Match, MatchRunner
@@ -23,15 +25,32 @@ from euchre_env.evaluation.progress import Progress, RunningMargin
 _WORKER: MatchRunner | None = None
 
 
+@contextlib.contextmanager
+def one_torch_thread() -> Iterator[None]:
+    """Torch on one intra-op thread inside the block (restored after), when a checkpoint agent has imported it.
+
+    A match process plays one decision at a time: extra threads only add synchronisation to small forward
+    passes (a checkpoint agent played 2.7x slower with two threads than with one in a worker; a search agent
+    in the parent process 3x slower on a busy machine)."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        yield
+        return
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
 def _init_worker(match: Match) -> None:
     global _WORKER
     # The parent handles Ctrl-C: a worker interrupted mid-chunk would print its own traceback.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     torch = sys.modules.get("torch")  # imported by the parent when a checkpoint agent plays
     if torch is not None:
-        # One process per core already: intra-op threads only add synchronisation to batch-1 forward
-        # passes (a checkpoint agent played 2.7x slower with two threads than with one).
-        torch.set_num_threads(1)
+        torch.set_num_threads(1)  # one process per core already (see one_torch_thread)
     _WORKER = MatchRunner(match)
 
 
@@ -86,8 +105,9 @@ def play_match(
     try:
         if workers == 1 or len(bounds) == 1:
             runner = MatchRunner(match)
-            for b in bounds:
-                take(runner.play_deals(*b))
+            with one_torch_thread():
+                for b in bounds:
+                    take(runner.play_deals(*b))
         else:
             # A process that ran Numba's OpenMP kernels (a trainer's PPO epochs) cannot fork: workers then come
             # from a forkserver, which needs picklable agents (specs and checkpoint paths are).

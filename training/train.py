@@ -64,6 +64,7 @@ from euchre_env.training.build import make_model, make_oracle, make_selfplay, sc
 from euchre_env.training.config import (
     AUTO_DEVICE,
     AUTO_PRECISION,
+    RANGES,
     RESUMABLE_CHANGES,
     TrainConfig,
     config_changes,
@@ -397,8 +398,10 @@ class Trainer:
         self._started = time.perf_counter()
         self._progress = progress
         limit = run.max_minutes * 60 if run.max_minutes > 0 else math.inf
-        stops = f"{run.total_decisions:,} decisions" + (f" or {run.max_minutes:g} minutes, whichever comes first"
-                                                          if run.max_minutes > 0 else "")
+        stops = f"{run.total_decisions:,} decisions"
+        if run.max_minutes > 0:  # the largest decision budget means "no budget" (as euchre exploit sets it)
+            stops = (f"{run.max_minutes:g} minutes" if run.total_decisions == RANGES["run.total_decisions"].high
+                     else f"{stops} or {run.max_minutes:g} minutes, whichever comes first")
         self.log(f"training {self.run_dir} on {self.device_label} until {stops} (Ctrl-C saves the last completed "
                  "update and stops)")
         guard = InterruptGuard(self.log)

@@ -246,6 +246,32 @@ def test_results_do_not_depend_on_workers_or_chunks():
     assert other.records != one.records
 
 
+class ThreadRecordingAgent(GreedyAgent):
+    """Greedy play that records torch's intra-op threads at each decision (as a checkpoint agent would see them)."""
+
+    name = "threads"
+    seen: set[int] = set()
+
+    def act(self, observation, info):
+        import torch
+
+        ThreadRecordingAgent.seen.add(torch.get_num_threads())
+        return super().act(observation, info)
+
+
+def test_an_in_process_match_plays_on_one_torch_thread_and_restores_the_count():
+    torch = pytest.importorskip("torch")
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        ThreadRecordingAgent.seen.clear()
+        evaluate(ThreadRecordingAgent, "random", KNOCK, n=3, seed=1, workers=1)
+        assert ThreadRecordingAgent.seen == {1}
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+
+
 def test_game_mode():
     rules = Rules.preset("knock", game_target=5)
     r = evaluate(GreedyAgent, "random", rules, n=10, seed=4, episode="game", workers=2)
