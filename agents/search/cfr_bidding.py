@@ -76,12 +76,15 @@ def check_covered(rules: Rules) -> None:
                          "Euchre's auction is not abstracted yet")
 
 
-def features(rules: Rules, hand: list[int], trump: int) -> int:
-    """The feature index (0 .. FEATURES-1) of ``hand`` with ``trump`` as trump (see the module docstring)."""
+def features(rules: Rules, hand: list[int], trump: int, tricks: float | None = None) -> int:
+    """The feature index (0 .. FEATURES-1) of ``hand`` with ``trump`` as trump (see the module docstring);
+    ``tricks``: the hand's trick estimate for ``trump`` when the caller has it already."""
     deck = rules.deck_spec
     T = suit_tables(deck)
     suits = T.suits[trump]
-    estimate = min(int(trick_estimate(deck, hand, trump) * 2), ESTIMATE_BUCKETS - 1)
+    if tricks is None:
+        tricks = trick_estimate(deck, hand, trump)
+    estimate = min(int(tricks * 2), ESTIMATE_BUCKETS - 1)
     trumps = min(sum(1 for c in hand if suits[c] == trump), TRUMP_COUNTS - 1)
     ranking = T.ranking[trump][trump]
     top = sum(1 << i for i, c in enumerate(dict.fromkeys(ranking[:3 * T.copies])) if c in hand)
@@ -126,11 +129,11 @@ def abstract_decision(rules: Rules, phase: Phase, seat: int, dealer: int, hand: 
         return Decision(context * FEATURES + features(rules, kept, suit), suit,
                         concrete(t.pass_id, t.order_id, t.order_alone_id))
     if phase == Phase.CALL2:
-        options = [s for s in range(NUM_SUITS) if s != upcard_suit]
-        suit = max(options, key=lambda s: (trick_estimate(rules.deck_spec, hand, s), -s))
+        tricks = {s: trick_estimate(rules.deck_spec, hand, s) for s in range(NUM_SUITS) if s != upcard_suit}
+        suit = max(tricks, key=lambda s: (tricks[s], -s))
         context = CALL1_CONTEXTS + position * 2 + int(suit == same_colour_suit(upcard_suit))
         alone = t.name_alone_base + suit if t.name_alone_base >= 0 else -1
-        return Decision(context * FEATURES + features(rules, hand, trump=suit), suit,
+        return Decision(context * FEATURES + features(rules, hand, suit, tricks[suit]), suit,
                         concrete(t.pass_id, t.name_base + suit, alone))
     if phase == Phase.DEFEND:
         context = CALL1_CONTEXTS + CALL2_CONTEXTS + int(seat == left_of(maker))
