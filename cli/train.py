@@ -66,7 +66,8 @@ def add_parsers(sub: Any) -> None:
                         description="Chance-sampled CFR over the calling decisions (euchre_env.training.cfr); the "
                                     "tables play as the agent spec cfr:OUT (card play by PIMC).")
     cf.add_argument("--out", required=True, metavar="PATH", help="the tables file (.npz) to write")
-    cf.add_argument("--preset", default="knock", help="rules preset: knock, classic or multiplayer (default knock)")
+    cf.add_argument("--preset", default="knock",
+                    help="rules preset: knock, classic, multiplayer or bid (default knock)")
     cf.add_argument("--set", dest="options", action="extend", nargs="+", default=[], metavar="OPTION=VALUE",
                     help="override a rules option")
     cf.add_argument("--deals", type=positive_int, default=None, help="train until the tables hold this many deals")
@@ -144,7 +145,7 @@ def run_exploit(args: argparse.Namespace) -> int:
 
 def run_cfr(args: argparse.Namespace) -> int:
     """euchre cfr: new or resumed CFR tables, trained for --deals / --minutes."""
-    from euchre_env.agents.search.cfr_bidding import NUM_INFOSETS, Tables, check_covered
+    from euchre_env.agents.search.cfr_bidding import Tables
     from euchre_env.training.cfr import train
 
     try:
@@ -157,9 +158,7 @@ def run_cfr(args: argparse.Namespace) -> int:
         else:
             if os.path.exists(args.out):
                 raise ValueError(f"{args.out!r} exists: --resume to continue it, or choose another --out")
-            rules = make_rules(args.preset, args.options)
-            check_covered(rules)
-            tables = Tables.empty(rules, args.seed, args.batch)
+            tables = Tables.empty(make_rules(args.preset, args.options), args.seed, args.batch)
     except ValueError as exc:
         fail(str(exc))
     try:
@@ -168,8 +167,8 @@ def run_cfr(args: argparse.Namespace) -> int:
         sys.stderr.write(f"{PROG}: interrupted; {args.out} holds the tables of the last save; continue with: "
                          f"{PROG} cfr --out {shlex.quote(args.out)} --resume --deals N\n")
         return 130
-    print(f"CFR tables: {tables.deals:,} deals, {tables.reached():,} of {NUM_INFOSETS:,} information sets reached; "
-          f"wrote {args.out} (play them as cfr:{args.out})")
+    print(f"CFR tables: {tables.deals:,} deals, {tables.reached():,} of {len(tables.regret):,} information sets "
+          f"reached; wrote {args.out} (play them as cfr:{args.out})")
     return 0
 
 

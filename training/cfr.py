@@ -4,8 +4,9 @@
 
 What is solved is the calling game of one hand, in the abstraction of
 :mod:`euchre_env.agents.search.cfr_bidding`: each iteration samples a deal (chance sampling), builds every path
-of abstract calls through it (round one, round two, the defend-alone round; the dealer's discard and the joker's
-suit by the rule-based agent) and values each path's end by *playing the hand out*: the rule-based agent's
+of abstract calls through it (round one, round two, the defend-alone round, or Bid Euchre's auction; the
+dealer's discard, the joker's suit and the help exchange by the rule-based agent, the winning bidder's trump the
+auction's candidate suit) and values each path's end by *playing the hand out*: the rule-based agent's
 compiled twin plays every card of every path's hand, all the paths of a batch of deals at once on a
 :class:`~euchre_env.envs.vector.VectorEuchre`. The leaf value is the hand's points for team 0 minus team 1 (a
 thrown-in hand is 0). Then one CFR pass over the deal's tree updates every seat's regrets (regret matching+,
@@ -22,20 +23,14 @@ records the batches done, so a resumed run (``--resume``) continues exactly wher
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from euchre_env.agents.registry import make_agent
 from euchre_env.agents.rule_based.agent import RuleBasedAgent
-from euchre_env.agents.search.cfr_bidding import (
-    COVERED,
-    NUM_ABSTRACT,
-    Tables,
-    abstract_decision,
-    check_covered,
-)
+from euchre_env.agents.search.cfr_bidding import COVERED, Tables, abstract_decision, named_trump
 from euchre_env.envs.vector import VectorEuchre
 from euchre_env.game.engine import GameState
 from euchre_env.game.phases import Phase
@@ -51,7 +46,7 @@ class Node:
 
     seat: int
     infoset: int
-    children: list[Any] = field(default_factory=lambda: [None] * NUM_ABSTRACT)
+    children: list[Any]  # one slot per abstract action of the rule set (cfr_bidding.layout)
 
 
 class CallingTrees:
@@ -68,7 +63,10 @@ class CallingTrees:
     def build(self, state: GameState, deal: int, path: list[int]) -> Node | int:
         """The tree below ``state`` (its calls so far: ``path``); a leaf is an index into ``paths``."""
         while not state.hand_over and state.phase not in COVERED and state.phase != Phase.PLAY:
-            action = ask_agent(self.rule_agent, state, self.observer)  # the joker's suit, the dealer's discard
+            if state.phase == Phase.NAME_TRUMP:  # the suit the winning bid was judged on, as the agent names it
+                action = named_trump(self.rules, list(state.hands[state.current]))
+            else:  # the joker's suit, the dealer's discard, the help exchange: the rule-based agent
+                action = ask_agent(self.rule_agent, state, self.observer)
             state.apply(action)
             path = [*path, action]
         if state.hand_over or state.phase == Phase.PLAY:
@@ -77,13 +75,13 @@ class CallingTrees:
             self.thrown_in.append(state.hand_over)
             return len(self.paths) - 1
         legal = state.legal_actions()
-        if len(legal) == 1:  # a forced call (none in the turn-up rules today): not a decision
+        if len(legal) == 1:  # a forced call: not a decision
             state.apply(legal[0])
             return self.build(state, deal, [*path, legal[0]])
         seat = state.current
         d = abstract_decision(self.rules, state.phase, seat, state.dealer, list(state.hands[seat]), state.upcard,
-                              state.upcard_suit, state.trump, state.maker, legal)
-        node = Node(seat, d.infoset)
+                              state.upcard_suit, state.trump, state.maker, legal, state.contract, state.bidder)
+        node = Node(seat, d.infoset, [None] * len(d.concrete))
         for a, concrete in enumerate(d.concrete):
             if concrete >= 0:
                 child = state.clone()
@@ -138,7 +136,7 @@ def cfr_pass(tables: Tables, node: Node | int, values: np.ndarray, reach: np.nda
     if not isinstance(node, Node):
         return float(values[node])
     sigma = _strategy(tables, node)
-    child_values = np.zeros(NUM_ABSTRACT)
+    child_values = np.zeros(len(node.children))
     for a, child in enumerate(node.children):
         if child is not None:
             next_reach = reach.copy()
@@ -148,7 +146,7 @@ def cfr_pass(tables: Tables, node: Node | int, values: np.ndarray, reach: np.nda
     sign = 1.0 if team_of(node.seat) == 0 else -1.0
     others = float(np.prod(np.delete(reach, node.seat)))
     legal = np.array([c is not None for c in node.children])
-    delta = updates.setdefault(node.infoset, np.zeros((2, NUM_ABSTRACT)))
+    delta = updates.setdefault(node.infoset, np.zeros((2, len(node.children))))
     delta[0] += np.where(legal, others * sign * (child_values - value), 0.0)
     delta[1] += weight * reach[node.seat] * sigma
     return value
@@ -170,7 +168,8 @@ def train_batch(tables: Tables) -> float:
     deals, roots = [], []
     for d in range(tables.batch_size):
         state = GameState(rules, rng)
-        deals.append({"dealer": state.dealer, "hands": [list(h) for h in state.hands], "upcard": state.upcard})
+        deal = {"dealer": state.dealer, "hands": [list(h) for h in state.hands]}
+        deals.append(deal if rules.is_bid else {**deal, "upcard": state.upcard})
         state.rng = None  # the hand is dealt and a calling tree deals no other: its clones need no generator
         roots.append(trees.build(state, d, []))
     values = leaf_values(rules, deals, trees, rng)
@@ -192,7 +191,6 @@ def train(tables: Tables, out: str, deals: int | None = None, minutes: float | N
     file keeps the last save (always after a whole batch, so that a resumed run goes on exactly)."""
     from euchre_env.evaluation.progress import progress_bar
 
-    check_covered(tables.rules)
     limit = time.monotonic() + (minutes * 60 if minutes else float("inf"))
     bar = progress_bar(deals or 0, "cfr", "deal", enabled=progress, initial=tables.deals if deals else 0,
                        unit_scale=True)

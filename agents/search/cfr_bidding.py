@@ -8,10 +8,10 @@ The tables come from ``euchre cfr`` (:mod:`euchre_env.training.cfr`): chance-sam
 decisions of the turn-up family. This module is what the tables mean: the abstraction, the abstract actions,
 the file format, and the agent that plays them.
 
-**Decisions covered.** Round one (order up, alone or not, or pass), round two (name a suit, alone or not, or
-pass; the stuck dealer cannot pass) and the defend-alone round. Everything else is played by PIMC: the
-dealer's discard, the joker's suit, every card. Bid Euchre's auction is not covered yet: a ``bid`` rule set is
-refused in one line.
+**Decisions covered.** The turn-up family: round one (order up, alone or not, or pass), round two (name a suit,
+alone or not, or pass; the stuck dealer cannot pass) and the defend-alone round. Bid Euchre: the auction (pass, a
+plain bid, help, moon); the winning bidder then names the auction's candidate suit (below). Everything else is
+played by PIMC: the dealer's discard, the joker's suit, the help exchange, every card.
 
 **Abstraction.** An information set is a *context* and the hand's *features* with respect to one candidate
 trump suit:
@@ -19,17 +19,21 @@ trump suit:
 - contexts: round one by the seat's position after the dealer (first to speak .. the dealer) and the up-card's
   place in the trump ranking (top card, second, third, lower); round two by the position and whether the
   candidate is the turned-down suit's colour-mate; the defend-alone round by the defender's side of the maker
-  (left or right). 4 x 4 + 4 x 2 + 2 = 26 contexts.
+  (left or right). 4 x 4 + 4 x 2 + 2 = 26 contexts. The auction by the position and the standing bid: none,
+  or the partner's or an opponent's 3, 4, 5 or more, or help (a moon ends the auction). 4 x 9 = 36 contexts.
 - the candidate trump: the up-card's suit in round one; in round two the suit with the best trick estimate
   (the rule-based agent's :func:`~euchre_env.agents.rule_based.heuristics.trick_estimate`; ties to the lower
-  suit), the turned-down suit excluded; the trump in the defend round.
+  suit), the turned-down suit excluded; the trump in the defend round; in the auction the suit with the best
+  trick estimate, which the agent names if it wins the bid.
 - features, in the canonical frame of that suit: the trick estimate in half tricks (0 to 5 and over: 11
   buckets), the number of trumps (0 to 5), which of the three highest trumps are held (8), and the side suits
   whose top card is held (0 to 3). The dealer in round one is judged on the hand it would keep: the up-card in,
   the rule-based agent's discard out.
 
-**Abstract actions.** ``pass``, ``call`` (order up / name the candidate / defend alone) and ``alone`` (order or
-name alone). A round-two call names the candidate suit only.
+**Abstract actions.** The turn-up family: ``pass``, ``call`` (order up / name the candidate / defend alone) and
+``alone`` (order or name alone); a round-two call names the candidate suit only. The auction: ``pass``, the
+cheapest legal plain bid, the next plain bid above it, ``help`` and ``moon``. The ace-no-face claim is never
+made (the abstraction has no such action).
 
 **Play.** At a covered decision the agent plays the abstract action of highest average strategy among the legal
 ones (ties to the lower), mapped to the concrete action. An information set the training never reached falls
@@ -43,6 +47,7 @@ import json
 import os
 import zipfile
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -51,29 +56,33 @@ from euchre_env.agents.base import require_information_state
 from euchre_env.agents.rule_based.agent import RuleBasedAgent
 from euchre_env.agents.rule_based.heuristics import best_discard, suit_tables, trick_estimate
 from euchre_env.agents.search.pimc import PIMCAgent
-from euchre_env.game.actions import action_table
+from euchre_env.game.actions import HELP, MOON, action_table
 from euchre_env.game.cards import NUM_SUITS, same_colour_suit
 from euchre_env.game.phases import Phase
 from euchre_env.game.rules import Rules
-from euchre_env.game.seats import NUM_SEATS, left_of
+from euchre_env.game.seats import NUM_SEATS, left_of, partner_of
 
 FORMAT = "euchre-cfr-bidding"
 VERSION = 1
-PASS, CALL, ALONE = 0, 1, 2  # the abstract actions
-NUM_ABSTRACT = 3
 ESTIMATE_BUCKETS, TRUMP_COUNTS, TOP_SETS, SIDE_TOPS = 11, 6, 8, 4
 FEATURES = ESTIMATE_BUCKETS * TRUMP_COUNTS * TOP_SETS * SIDE_TOPS
+# The turn-up family: its abstract actions and information sets.
+PASS, CALL, ALONE = 0, 1, 2
+NUM_ABSTRACT = 3
 CALL1_CONTEXTS, CALL2_CONTEXTS, DEFEND_CONTEXTS = 16, 8, 2
 CONTEXTS = CALL1_CONTEXTS + CALL2_CONTEXTS + DEFEND_CONTEXTS
 NUM_INFOSETS = CONTEXTS * FEATURES
-COVERED = (Phase.CALL1, Phase.CALL2, Phase.DEFEND)
+# Bid Euchre's auction: its abstract actions and information sets.
+BID_PASS, BID_CHEAPEST, BID_NEXT, BID_HELP, BID_MOON = range(5)
+AUCTION_ABSTRACT = 5
+STANDING_CLASSES = 9  # no bid yet; an opponent's 3, 4, 5+, help; the partner's 3, 4, 5+, help
+AUCTION_INFOSETS = NUM_SEATS * STANDING_CLASSES * FEATURES
+COVERED = (Phase.CALL1, Phase.CALL2, Phase.DEFEND, Phase.AUCTION)
 
 
-def check_covered(rules: Rules) -> None:
-    """ValueError in one line for rules the abstraction does not cover (Bid Euchre)."""
-    if rules.is_bid:
-        raise ValueError("the CFR bidding agent covers the turn-up family (knock, classic, multiplayer); Bid "
-                         "Euchre's auction is not abstracted yet")
+def layout(rules: Rules) -> tuple[int, int]:
+    """The tables' shape for ``rules``: (information sets, abstract actions)."""
+    return (AUCTION_INFOSETS, AUCTION_ABSTRACT) if rules.is_bid else (NUM_INFOSETS, NUM_ABSTRACT)
 
 
 def features(rules: Rules, hand: list[int], trump: int, tricks: float | None = None) -> int:
@@ -92,6 +101,11 @@ def features(rules: Rules, hand: list[int], trump: int, tricks: float | None = N
     return ((estimate * TRUMP_COUNTS + trumps) * TOP_SETS + min(top, TOP_SETS - 1)) * SIDE_TOPS + min(sides, 3)
 
 
+def named_trump(rules: Rules, hand: list[int]) -> int:
+    """The action naming trump after a won auction: the auction's candidate suit (:func:`auction_suit`)."""
+    return action_table(rules).name_base + auction_suit(rules, hand)[0]
+
+
 def _position(seat: int, dealer: int) -> int:
     """0 for the first seat to speak (left of the dealer) .. 3 for the dealer."""
     return (seat - left_of(dealer)) % NUM_SEATS
@@ -104,18 +118,51 @@ class Decision:
 
     infoset: int
     suit: int
-    concrete: tuple[int, int, int]
+    concrete: tuple[int, ...]
+
+
+def auction_suit(rules: Rules, hand: list[int]) -> tuple[int, float]:
+    """The auction's candidate trump, the suit of best trick estimate (ties to the lower), and that estimate: the
+    suit the agent names when it wins the bid."""
+    return _auction_suit(rules.deck_spec, tuple(sorted(hand)))
+
+
+@lru_cache(maxsize=4096)  # a hand is judged at each of its auction nodes and again when it names trump
+def _auction_suit(deck: Any, hand: tuple[int, ...]) -> tuple[int, float]:
+    tricks = [trick_estimate(deck, hand, s) for s in range(NUM_SUITS)]
+    suit = max(range(NUM_SUITS), key=lambda s: (tricks[s], -s))
+    return suit, tricks[suit]
+
+
+def _standing(contract: int | str | None, bidder: int, seat: int) -> int:
+    """The auction context's standing bid class (0 .. STANDING_CLASSES-1) as ``seat`` sees it."""
+    if contract is None:
+        return 0
+    level = 3 if contract == HELP else min(int(contract), 5) - 3
+    return 1 + level + (4 if bidder == partner_of(seat) else 0)
 
 
 def abstract_decision(rules: Rules, phase: Phase, seat: int, dealer: int, hand: list[int], upcard: int | None,
-                      upcard_suit: int, trump: int, maker: int, legal: list[int]) -> Decision:
-    """The abstraction of a decision of ``phase`` (one of :data:`COVERED`) for ``seat`` holding ``hand``."""
+                      upcard_suit: int, trump: int, maker: int, legal: list[int], contract: int | str | None = None,
+                      bidder: int = -1) -> Decision:
+    """The abstraction of a decision of ``phase`` (one of :data:`COVERED`) for ``seat`` holding ``hand``
+    (``contract`` and ``bidder``: the standing bid of an auction)."""
     t = action_table(rules)
     legal_set = set(legal)
     position = _position(seat, dealer)
 
-    def concrete(*ids: int) -> tuple[int, int, int]:
-        return tuple(a if a in legal_set else -1 for a in ids)  # type: ignore[return-value]
+    def concrete(*ids: int) -> tuple[int, ...]:
+        return tuple(a if a in legal_set else -1 for a in ids)
+
+    if phase == Phase.AUCTION:
+        suit, tricks = auction_suit(rules, hand)
+        context = position * STANDING_CLASSES + _standing(contract, bidder, seat)
+        plain = [t.bid_base + i for i, level in enumerate(t.bid_levels)
+                 if level not in (HELP, MOON) and t.bid_base + i in legal_set]  # ascending levels
+        help_id, moon_id = (t.bid_base + t.bid_levels.index(level) for level in (HELP, MOON))
+        return Decision(context * FEATURES + features(rules, hand, suit, tricks), suit,
+                        (*concrete(t.pass_id), *(plain[:2] + [-1] * (2 - len(plain[:2]))),
+                         *concrete(help_id, moon_id)))
 
     if phase == Phase.CALL1:
         suit = upcard_suit
@@ -144,7 +191,8 @@ def abstract_decision(rules: Rules, phase: Phase, seat: int, dealer: int, hand: 
 # ------------------------------------------------------------------ the tables file
 @dataclass
 class Tables:
-    """Cumulative regrets and average-strategy sums, ``float64 [NUM_INFOSETS, 3]`` each, and what made them."""
+    """Cumulative regrets and average-strategy sums, ``float64`` of :func:`layout`'s shape each, and what made
+    them."""
 
     rules: Rules
     regret: np.ndarray
@@ -156,8 +204,7 @@ class Tables:
 
     @classmethod
     def empty(cls, rules: Rules, seed: int, batch_size: int) -> Tables:
-        check_covered(rules)
-        shape = (NUM_INFOSETS, NUM_ABSTRACT)
+        shape = layout(rules)
         return cls(rules, np.zeros(shape), np.zeros(shape), seed=seed, batch_size=batch_size)
 
     def average(self, infoset: int) -> np.ndarray | None:
@@ -173,7 +220,7 @@ class Tables:
         """Write the tables (``.npz``), atomically: an interrupted write leaves the previous file."""
         meta = {"format": FORMAT, "version": VERSION, "rules": self.rules.to_dict(), "deals": self.deals,
                 "batches": self.batches, "seed": self.seed, "batch_size": self.batch_size,
-                "infosets": NUM_INFOSETS}
+                "infosets": self.regret.shape[0]}
         folder = os.path.dirname(os.path.abspath(path))
         os.makedirs(folder, exist_ok=True)
         tmp = path + ".tmp"
@@ -197,17 +244,17 @@ class Tables:
         if not isinstance(meta, dict) or meta.get("format") != FORMAT:
             raise ValueError(f"{path!r} is not a CFR tables file of this project (format {meta.get('format')!r})"
                              if isinstance(meta, dict) else f"{path!r} is not a CFR tables file of this project")
-        if meta.get("version") != VERSION or meta.get("infosets") != NUM_INFOSETS:
-            raise ValueError(f"{path!r} was written for another abstraction (version {meta.get('version')}, "
-                             f"{meta.get('infosets')} information sets; this one: version {VERSION}, "
-                             f"{NUM_INFOSETS}); train it again")
-        shape = (NUM_INFOSETS, NUM_ABSTRACT)
-        if regret.shape != shape or strategy.shape != shape:
-            raise ValueError(f"{path!r}: tables of shape {regret.shape} / {strategy.shape}, expected {shape}")
         try:
             rules = Rules.from_dict(meta["rules"])
         except (ValueError, TypeError, KeyError) as exc:
             raise ValueError(f"{path!r}: its rules cannot be read ({exc})") from None
+        shape = layout(rules)
+        if meta.get("version") != VERSION or meta.get("infosets") != shape[0]:
+            raise ValueError(f"{path!r} was written for another abstraction (version {meta.get('version')}, "
+                             f"{meta.get('infosets')} information sets; this one: version {VERSION}, "
+                             f"{shape[0]}); train it again")
+        if regret.shape != shape or strategy.shape != shape:
+            raise ValueError(f"{path!r}: tables of shape {regret.shape} / {strategy.shape}, expected {shape}")
         return cls(rules, regret.astype(np.float64), strategy.astype(np.float64), int(meta["deals"]),
                    int(meta["batches"]), int(meta["seed"]), int(meta["batch_size"]))
 
@@ -243,15 +290,18 @@ class CFRBiddingAgent:
 
     def act(self, observation: Any, info: dict[str, Any]) -> int:
         state = require_information_state(info, "CFRBiddingAgent")
+        if state.phase == Phase.NAME_TRUMP:  # the suit its bid was judged on
+            self.check_rules(state.rules)
+            return named_trump(state.rules, list(state.hand))
         if state.phase not in COVERED or len(state.legal_actions) == 1:
             return self.pimc.act(observation, info)
         self.check_rules(state.rules)
         decision = abstract_decision(state.rules, state.phase, state.seat, state.dealer, list(state.hand),
                                      state.upcard, state.upcard_suit, state.trump, state.maker,
-                                     list(state.legal_actions))
+                                     list(state.legal_actions), state.contract, state.bidder)
         average = self.tables.average(decision.infoset)
         if average is None:
             self.fallbacks += 1
             return self.fallback.act(observation, info)
-        best = max((a for a in range(NUM_ABSTRACT) if decision.concrete[a] >= 0), key=lambda a: (average[a], -a))
-        return decision.concrete[best]
+        legal = [a for a, concrete in enumerate(decision.concrete) if concrete >= 0]
+        return decision.concrete[max(legal, key=lambda a: (average[a], -a))]

@@ -10,18 +10,37 @@ import pytest
 
 from euchre_env.agents.registry import build_for_rules, check_spec, make_agent
 from euchre_env.agents.rule_based.agent import RuleBasedAgent
-from euchre_env.agents.search.cfr_bidding import CALL1_CONTEXTS, ESTIMATE_BUCKETS, FEATURES, NUM_INFOSETS, Tables
+from euchre_env.agents.search.cfr_bidding import (
+    AUCTION_ABSTRACT,
+    AUCTION_INFOSETS,
+    CALL1_CONTEXTS,
+    ESTIMATE_BUCKETS,
+    FEATURES,
+    NUM_INFOSETS,
+    Tables,
+    abstract_decision,
+    layout,
+    named_trump,
+)
 from euchre_env.cli.main import main
 from euchre_env.evaluation import evaluate
 from euchre_env.game.engine import GameState
+from euchre_env.game.phases import Phase
 from euchre_env.game.rules import Rules
 from euchre_env.training.cfr import CallingTrees, leaf_values, train, train_batch
 from euchre_env.views.decision import ask_agent
 from euchre_env.views.observation import Observer
 
 
+def _deal(rules, state):
+    deal = {"dealer": state.dealer, "hands": [list(h) for h in state.hands]}
+    return deal if rules.is_bid else {**deal, "upcard": state.upcard}
+
+
 @pytest.mark.parametrize("preset, options", [("knock", {}), ("classic", {"joker": True}),
-                                             ("multiplayer", {}), ("knock", {"dealer_partner_must_go_alone": True})])
+                                             ("multiplayer", {}), ("knock", {"dealer_partner_must_go_alone": True}),
+                                             ("bid", {}), ("bid", {"joker": True, "ace_no_face": True}),
+                                             ("bid", {"double_deck": True, "stick_the_dealer": True})])
 def test_each_leaf_is_the_hand_the_rule_based_agent_plays_from_its_calls(preset, options):
     """Every path of the calling trees, played out on the batched engine, scores what the Python engine and the
     Python rule-based agent score on the same deal and calls: the leaves' values are right."""
@@ -30,7 +49,7 @@ def test_each_leaf_is_the_hand_the_rule_based_agent_plays_from_its_calls(preset,
     trees, deals = CallingTrees(rules), []
     for d in range(6):
         state = GameState(rules, rng)
-        deals.append({"dealer": state.dealer, "hands": [list(h) for h in state.hands], "upcard": state.upcard})
+        deals.append(_deal(rules, state))
         trees.build(state, d, [])
     values = leaf_values(rules, deals, trees, np.random.default_rng(0))
     agent, observer = RuleBasedAgent(), Observer(rules)
@@ -38,11 +57,32 @@ def test_each_leaf_is_the_hand_the_rule_based_agent_plays_from_its_calls(preset,
     for leaf, path in enumerate(trees.paths):
         state = GameState(rules, deal=deals[trees.deal_of[leaf]])
         for a in path:
+            if state.phase == Phase.NAME_TRUMP:  # the agent names the suit its bid was judged on
+                assert a == named_trump(rules, list(state.hands[state.current]))
             state.apply(a)
         while not state.hand_over:
             state.apply(ask_agent(agent, state, observer))
         points = state.hand_result["points"] if state.hand_result and "points" in state.hand_result else [0, 0]
         assert values[leaf] == points[0] - points[1], (leaf, path)
+
+
+@pytest.mark.parametrize("preset", ["knock", "classic"])
+def test_no_information_set_repeats_in_a_turn_up_tree(preset):
+    """Each seat speaks once a round and the rounds have their own contexts, so a turn-up deal's tree meets each
+    information set once: applying a node's update at once or after the pass gives the same tables (the published
+    knock tables were begun under the first rule)."""
+    rules = Rules.preset(preset)
+    rng = np.random.default_rng(11)
+    trees = CallingTrees(rules)
+    for d in range(100):
+        state = GameState(rules, rng)
+        stack, seen = [trees.build(state, d, [])], []
+        while stack:
+            node = stack.pop()
+            if not isinstance(node, int):
+                seen.append(node.infoset)
+                stack.extend(c for c in node.children if c is not None)
+        assert len(seen) == len(set(seen)) > 0
 
 
 def test_a_seeded_run_repeats_and_a_resumed_one_goes_on_exactly(tmp_path):
@@ -116,13 +156,42 @@ def test_euchre_cfr_trains_resumes_and_refuses_bad_input(tmp_path, capsys):
     for argv, message in [(["cfr", "--out", out, "--deals", "8"], "exists: --resume to continue it"),
                           (["cfr", "--out", str(tmp_path / "n.npz")], "give --deals N or --minutes M"),
                           (["cfr", "--out", out, "--deals", "8", "--resume"], "already holds 24 deals"),
-                          (["cfr", "--out", str(tmp_path / "b.npz"), "--deals", "8", "--preset", "bid"],
-                           "Bid Euchre's auction is not abstracted yet")]:
+                          (["cfr", "--out", str(tmp_path / "b.npz"), "--deals", "8", "--preset", "nope"],
+                           "unknown preset")]:
         with pytest.raises(SystemExit) as exc:
             main(argv)
         assert exc.value.code == 2
         err = capsys.readouterr().err
         assert message in err and err.count("\n") == 1
+
+
+def test_bid_euchre_tables_train_and_play_the_auction(tmp_path):
+    """Bid Euchre: the auction's information sets are trained, the agent bids from them, names the suit its bid
+    was judged on, and plays a match; the file knows its rules and shape."""
+    rules = Rules.preset("bid")
+    path = str(tmp_path / "bid.npz")
+    tables = train(Tables.empty(rules, seed=3, batch_size=8), path, deals=16, progress=False)
+    assert tables.regret.shape == layout(rules) == (AUCTION_INFOSETS, AUCTION_ABSTRACT) and tables.reached() > 0
+    loaded = Tables.load(path)
+    assert loaded.rules == rules and np.array_equal(loaded.strategy, tables.strategy)
+    agent = make_agent(f"cfr:2:{path}", seed=1)
+    state = GameState(rules, np.random.default_rng(7))
+    observer = Observer(rules)
+    while state.phase == Phase.AUCTION:
+        decision = abstract_decision(rules, state.phase, state.current, state.dealer, list(state.hands[state.current]),
+                                     None, -1, -1, -1, state.legal_actions(), state.contract, state.bidder)
+        action = ask_agent(agent, state, observer)
+        average = tables.average(decision.infoset)
+        if average is not None and len(state.legal_actions()) > 1:  # the agent plays its tables' best action
+            legal = [a for a, c in enumerate(decision.concrete) if c >= 0]
+            assert action == decision.concrete[max(legal, key=lambda a: (average[a], -a))]
+        state.apply(action)
+    if state.phase == Phase.NAME_TRUMP:
+        assert ask_agent(agent, state, observer) == named_trump(rules, list(state.hands[state.current]))
+    result = evaluate(f"cfr:2:{path}", "rules", rules, n=2, seed=5, workers=1)
+    assert result.deals == 2
+    with pytest.raises(ValueError, match="were trained for other rules"):
+        build_for_rules(f"cfr:{path}", Rules.preset("knock"))
 
 
 def test_the_published_tables_load_and_play_knock():
