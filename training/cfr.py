@@ -129,7 +129,7 @@ def _strategy(tables: Tables, node: Node) -> np.ndarray:
 def cfr_pass(tables: Tables, node: Node | int, values: np.ndarray, reach: np.ndarray, weight: float,
              updates: dict[int, np.ndarray]) -> float:
     """One CFR pass below ``node`` under the tables' current strategies: team 0's expected value. Each node's
-    regret and weighted average-strategy increments are added to ``updates[infoset]`` (``[2, 3]``), applied by
+    regret and weighted average-strategy increments are added to ``updates[infoset]`` (``[2, actions]``), applied by
     the caller after the pass, so that an information set met twice in one deal's tree (a defend-alone
     decision after several calls) uses one strategy throughout, as CFR's iteration does. ``reach``: each
     seat's probability of playing to ``node``."""

@@ -32,8 +32,9 @@ trump suit:
 
 **Abstract actions.** The turn-up family: ``pass``, ``call`` (order up / name the candidate / defend alone) and
 ``alone`` (order or name alone); a round-two call names the candidate suit only. The auction: ``pass``, the
-cheapest legal plain bid, the next plain bid above it, ``help`` and ``moon``. The ace-no-face claim is never
-made (the abstraction has no such action).
+three cheapest legal plain bids (in a single deck: every plain level), ``help`` and ``moon``. The tables never
+claim an ace-no-face redeal (no abstract action does); the rule-based fallback may, at an information set
+training never reached.
 
 **Play.** At a covered decision the agent plays the abstract action of highest average strategy among the legal
 ones (ties to the lower), mapped to the concrete action. An information set the training never reached falls
@@ -73,8 +74,9 @@ CALL1_CONTEXTS, CALL2_CONTEXTS, DEFEND_CONTEXTS = 16, 8, 2
 CONTEXTS = CALL1_CONTEXTS + CALL2_CONTEXTS + DEFEND_CONTEXTS
 NUM_INFOSETS = CONTEXTS * FEATURES
 # Bid Euchre's auction: its abstract actions and information sets.
-BID_PASS, BID_CHEAPEST, BID_NEXT, BID_HELP, BID_MOON = range(5)
-AUCTION_ABSTRACT = 5
+BID_PASS, BID_CHEAPEST, BID_NEXT, BID_THIRD, BID_HELP, BID_MOON = range(6)
+AUCTION_ABSTRACT = 6
+PLAIN_CHOICES = 3  # the cheapest legal plain bids offered: 3, 4 and 5 with a single deck
 STANDING_CLASSES = 9  # no bid yet; an opponent's 3, 4, 5+, help; the partner's 3, 4, 5+, help
 AUCTION_INFOSETS = NUM_SEATS * STANDING_CLASSES * FEATURES
 COVERED = (Phase.CALL1, Phase.CALL2, Phase.DEFEND, Phase.AUCTION)
@@ -158,11 +160,11 @@ def abstract_decision(rules: Rules, phase: Phase, seat: int, dealer: int, hand: 
         suit, tricks = auction_suit(rules, hand)
         context = position * STANDING_CLASSES + _standing(contract, bidder, seat)
         plain = [t.bid_base + i for i, level in enumerate(t.bid_levels)
-                 if level not in (HELP, MOON) and t.bid_base + i in legal_set]  # ascending levels
+                 if level not in (HELP, MOON) and t.bid_base + i in legal_set][:PLAIN_CHOICES]  # ascending levels
         help_id, moon_id = (t.bid_base + t.bid_levels.index(level) for level in (HELP, MOON))
+        bids = (*plain, *[-1] * (PLAIN_CHOICES - len(plain)))
         return Decision(context * FEATURES + features(rules, hand, suit, tricks), suit,
-                        (*concrete(t.pass_id), *(plain[:2] + [-1] * (2 - len(plain[:2]))),
-                         *concrete(help_id, moon_id)))
+                        (*concrete(t.pass_id), *bids, *concrete(help_id, moon_id)))
 
     if phase == Phase.CALL1:
         suit = upcard_suit
@@ -244,15 +246,17 @@ class Tables:
         if not isinstance(meta, dict) or meta.get("format") != FORMAT:
             raise ValueError(f"{path!r} is not a CFR tables file of this project (format {meta.get('format')!r})"
                              if isinstance(meta, dict) else f"{path!r} is not a CFR tables file of this project")
+        if meta.get("version") != VERSION:
+            raise ValueError(f"{path!r} was written for another abstraction (version {meta.get('version')}; this "
+                             f"one: version {VERSION}); train it again")
         try:
             rules = Rules.from_dict(meta["rules"])
         except (ValueError, TypeError, KeyError) as exc:
             raise ValueError(f"{path!r}: its rules cannot be read ({exc})") from None
         shape = layout(rules)
-        if meta.get("version") != VERSION or meta.get("infosets") != shape[0]:
-            raise ValueError(f"{path!r} was written for another abstraction (version {meta.get('version')}, "
-                             f"{meta.get('infosets')} information sets; this one: version {VERSION}, "
-                             f"{shape[0]}); train it again")
+        if meta.get("infosets") != shape[0]:
+            raise ValueError(f"{path!r} was written for another abstraction ({meta.get('infosets')} information "
+                             f"sets; this one: {shape[0]} for its rules); train it again")
         if regret.shape != shape or strategy.shape != shape:
             raise ValueError(f"{path!r}: tables of shape {regret.shape} / {strategy.shape}, expected {shape}")
         return cls(rules, regret.astype(np.float64), strategy.astype(np.float64), int(meta["deals"]),

@@ -17,6 +17,7 @@ from euchre_env.agents.search.cfr_bidding import (
     ESTIMATE_BUCKETS,
     FEATURES,
     NUM_INFOSETS,
+    STANDING_CLASSES,
     Tables,
     abstract_decision,
     layout,
@@ -24,10 +25,11 @@ from euchre_env.agents.search.cfr_bidding import (
 )
 from euchre_env.cli.main import main
 from euchre_env.evaluation import evaluate
+from euchre_env.game.actions import action_table
 from euchre_env.game.engine import GameState
 from euchre_env.game.phases import Phase
 from euchre_env.game.rules import Rules
-from euchre_env.training.cfr import CallingTrees, leaf_values, train, train_batch
+from euchre_env.training.cfr import CallingTrees, cfr_pass, leaf_values, train, train_batch
 from euchre_env.views.decision import ask_agent
 from euchre_env.views.observation import Observer
 
@@ -57,8 +59,6 @@ def test_each_leaf_is_the_hand_the_rule_based_agent_plays_from_its_calls(preset,
     for leaf, path in enumerate(trees.paths):
         state = GameState(rules, deal=deals[trees.deal_of[leaf]])
         for a in path:
-            if state.phase == Phase.NAME_TRUMP:  # the agent names the suit its bid was judged on
-                assert a == named_trump(rules, list(state.hands[state.current]))
             state.apply(a)
         while not state.hand_over:
             state.apply(ask_agent(agent, state, observer))
@@ -153,6 +153,11 @@ def test_euchre_cfr_trains_resumes_and_refuses_bad_input(tmp_path, capsys):
     assert "CFR tables: 16 deals" in capsys.readouterr().out
     assert main(["cfr", "--out", out, "--deals", "24", "--resume", "--no-progress"]) == 0
     assert Tables.load(out).deals == 24
+    bid = str(tmp_path / "bid.npz")
+    assert main(["cfr", "--out", bid, "--preset", "bid", "--set", "joker=true", "--deals", "4", "--batch", "4",
+                 "--no-progress"]) == 0
+    assert f"of {AUCTION_INFOSETS:,} information sets" in capsys.readouterr().out
+    assert Tables.load(bid).rules == Rules.preset("bid", joker=True)
     for argv, message in [(["cfr", "--out", out, "--deals", "8"], "exists: --resume to continue it"),
                           (["cfr", "--out", str(tmp_path / "n.npz")], "give --deals N or --minutes M"),
                           (["cfr", "--out", out, "--deals", "8", "--resume"], "already holds 24 deals"),
@@ -163,6 +168,78 @@ def test_euchre_cfr_trains_resumes_and_refuses_bad_input(tmp_path, capsys):
         assert exc.value.code == 2
         err = capsys.readouterr().err
         assert message in err and err.count("\n") == 1
+
+
+def _auction(rules, seed, bids):
+    """A Bid Euchre hand dealt from ``seed`` after the auction calls ``bids`` (action texts) and the decision of the
+    seat to speak next."""
+    state = GameState(rules, np.random.default_rng(seed))
+    strings = action_table(rules).strings
+    for text in bids:
+        state.apply(strings.index(text))
+    seat = state.current
+    return state, abstract_decision(rules, state.phase, seat, state.dealer, list(state.hands[seat]), None, -1, -1, -1,
+                                    state.legal_actions(), state.contract, state.bidder)
+
+
+@pytest.mark.parametrize("options, bids, offered, context", [
+    # (rules options, the calls so far, the concrete actions of the six abstract ones, the standing-bid class)
+    ({}, [], ["pass", "bid 3", "bid 4", "bid 5", "bid help", "bid moon"], 0),
+    ({}, ["bid 5"], ["pass", None, None, None, "bid help", "bid moon"], 3),  # an opponent's 5
+    ({}, ["bid 3", "pass"], ["pass", "bid 4", "bid 5", None, "bid help", "bid moon"], 5),  # the partner's 3
+    ({}, ["bid help"], ["pass", None, None, None, None, "bid moon"], 4),  # an opponent's help
+    ({"double_deck": True}, ["bid 8"], ["pass", "bid 9", "bid 10", "bid 11", "bid help", "bid moon"], 3),
+    ({"stick_the_dealer": True}, ["pass"] * 3, [None, "bid 3", "bid 4", "bid 5", "bid help", "bid moon"], 0),
+])
+def test_the_auction_abstraction_maps_each_abstract_bid(options, bids, offered, context):
+    rules = Rules.preset("bid", **options)
+    state, decision = _auction(rules, 2, bids)
+    strings = action_table(rules).strings
+    assert [strings[a] if a >= 0 else None for a in decision.concrete] == offered
+    position = (state.current - state.dealer - 1) % 4
+    assert decision.infoset // FEATURES == position * STANDING_CLASSES + context
+    assert decision.infoset < layout(rules)[0]
+
+
+def test_the_tables_never_claim_an_ace_no_face_redeal():
+    """Whatever the hand, the abstract actions map to legal ids and never to the claim."""
+    rules = Rules.preset("bid", ace_no_face=True)
+    claim, claimable = action_table(rules).ace_no_face_id, 0
+    for seed in range(300):
+        state, decision = _auction(rules, seed, [])
+        claimable += claim in state.legal_actions()
+        assert claim not in decision.concrete
+        assert all(a in state.legal_actions() for a in decision.concrete if a >= 0)
+    assert claimable > 0  # some of those hands could have claimed
+
+
+def test_a_bid_tree_meets_information_sets_twice_and_the_pass_uses_one_strategy():
+    """Seat 2 can face an opponent's 4 after two different histories with the same hand: the same information set
+    twice in one tree. The pass reads the tables only (every node of an information set sees the strategy from
+    before the deal) and adds the increments of all its nodes into one entry."""
+    rules = Rules.preset("bid")
+    tables = Tables.empty(rules, seed=0, batch_size=1)
+    rng = np.random.default_rng(3)
+    tables.regret[:] = rng.random(tables.regret.shape)  # a non-uniform strategy everywhere
+    repeated = 0
+    for _ in range(8):
+        state, trees = GameState(rules, rng), CallingTrees(rules)
+        deal = {"dealer": state.dealer, "hands": [list(h) for h in state.hands]}
+        root = trees.build(state, 0, [])
+        values = leaf_values(rules, [deal], trees, np.random.default_rng(0))
+        nodes, stack = [], [root]
+        while stack:
+            node = stack.pop()
+            if not isinstance(node, int):
+                nodes.append(node)
+                stack.extend(c for c in node.children if c is not None)
+        repeated += len(nodes) - len({n.infoset for n in nodes})
+        before = tables.regret.copy()
+        updates = {}
+        cfr_pass(tables, root, values, np.ones(4), 1.0, updates)
+        assert np.array_equal(tables.regret, before)  # nothing applied during the pass
+        assert set(updates) == {n.infoset for n in nodes}
+    assert repeated > 0
 
 
 def test_bid_euchre_tables_train_and_play_the_auction(tmp_path):
