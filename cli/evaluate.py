@@ -8,7 +8,7 @@ import os
 import sys
 from typing import Any
 
-from euchre_env.agents.registry import CHECKPOINT_SUFFIX, build_for_rules
+from euchre_env.agents.registry import CFR_SUFFIX, CHECKPOINT_SUFFIX, build_for_rules
 from euchre_env.cli.arguments import PROG, fail, make_rules, non_negative_int, positive_int
 from euchre_env.game.rules import PRESETS, Rules, option_names
 
@@ -45,7 +45,8 @@ def add_parsers(sub: Any) -> None:
     """The eval, merge and ladder commands' arguments."""
     def common(p: argparse.ArgumentParser) -> None:
         p.add_argument("--preset", default=None,
-                       help=f"rules preset: {', '.join(PRESETS)} (default: a checkpoint agent's rules, else knock)")
+                       help=f"rules preset: {', '.join(PRESETS)} (default: the rules a checkpoint or CFR tables "
+                            "were trained for, else knock)")
         p.add_argument("--set", dest="options", action="extend", nargs="+", default=[], metavar="OPTION=VALUE",
                        help=f"override a rules option; options: {', '.join(option_names())}")
         p.add_argument("--hands", type=positive_int, default=1000,
@@ -99,15 +100,14 @@ def match_rules(preset: str | None, options: list[str], specs: list[str]) -> tup
     if preset is not None or options:
         rules = make_rules(preset or "knock", options)
         return rules, f"preset {rules.preset_name}" + (f" ({', '.join(options)})" if options else "")
-    trained = {spec: check_agent(spec).rules for spec in dict.fromkeys(specs) if spec.endswith(CHECKPOINT_SUFFIX)}
+    trained = {spec: check_agent(spec).rules for spec in dict.fromkeys(specs)
+               if spec.endswith((CHECKPOINT_SUFFIX, CFR_SUFFIX))}  # a checkpoint, a search over one, CFR tables
     if not trained:
         return make_rules("knock", []), "preset knock"
-    from euchre_env.agents.neural.checkpoint import rules_key  # a checkpoint agent needs torch, this module does not
-
     first = next(iter(trained.values()))
-    if any(rules_key(r) != rules_key(first) for r in trained.values()):
+    if any(r.unlabelled() != first.unlabelled() for r in trained.values()):
         named = ", ".join(f"{spec} ({rules_label(r)})" for spec, r in trained.items())
-        raise ValueError(f"the checkpoints were trained for different rules: {named}; one match plays one "
+        raise ValueError(f"the agents were trained for different rules: {named}; one match plays one "
                          "rule set: give agents trained for the same rules")
     return first, f"rules from {', '.join(trained)}: {rules_label(first)}"
 

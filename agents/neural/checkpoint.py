@@ -59,16 +59,9 @@ def fingerprint(rules: Rules, observation: str = "absolute") -> str:
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def rules_key(rules: Rules) -> dict[str, Any]:
-    """The rules as plain data, without the preset label (two names for one rule set are equal)."""
-    data = rules.to_dict()
-    data.pop("preset_name", None)
-    return data
-
-
 def check_rules(path: str | os.PathLike, trained: Rules, here: Rules) -> None:
     """Raise a CheckpointError naming every option in which ``trained`` and ``here`` differ."""
-    want, have = rules_key(trained), rules_key(here)
+    want, have = trained.unlabelled(), here.unlabelled()
     if want != have:
         diff = ", ".join(f"{k}={want[k]!r} there, {have[k]!r} here" for k in want if want[k] != have[k])
         raise CheckpointError(f"checkpoint {os.fspath(path)!r} was trained for other rules: {diff}")

@@ -71,6 +71,12 @@ class Rules:
         """Plain data (for checkpoints, logs and configs)."""
         return asdict(self)
 
+    def unlabelled(self) -> dict[str, Any]:
+        """:meth:`to_dict` without the preset label: two names for one rule set give equal dicts."""
+        data = self.to_dict()
+        data.pop("preset_name")
+        return data
+
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Rules:
         known = {f.name for f in fields(cls)}

@@ -320,7 +320,7 @@ def test_checkpoints_of_different_rules_without_preset_are_one_line(capsys):
         main(["ladder", BID, KNOCK, "rules", "--hands", "2", "--workers", "1"])
     assert exc.value.code == 2
     err = capsys.readouterr().err
-    assert err == (f"euchre: error: the checkpoints were trained for different rules: {BID} (preset bid), {KNOCK} "
+    assert err == (f"euchre: error: the agents were trained for different rules: {BID} (preset bid), {KNOCK} "
                    "(preset knock); one match plays one rule set: give agents trained for the same rules\n")
 
 

@@ -158,6 +158,9 @@ def test_euchre_cfr_trains_resumes_and_refuses_bad_input(tmp_path, capsys):
                  "--no-progress"]) == 0
     assert f"of {AUCTION_INFOSETS:,} information sets" in capsys.readouterr().out
     assert Tables.load(bid).rules == Rules.preset("bid", joker=True)
+    # without --preset a match plays the rules the tables were trained for
+    assert main(["eval", f"cfr:2:{bid}", "random", "--hands", "1", "--workers", "1", "--no-progress"]) == 0
+    assert capsys.readouterr().out.startswith(f"Duplicate evaluation, rules from cfr:2:{bid}: preset bid (joker=True)")
     for argv, message in [(["cfr", "--out", out, "--deals", "8"], "exists: --resume to continue it"),
                           (["cfr", "--out", str(tmp_path / "n.npz")], "give --deals N or --minutes M"),
                           (["cfr", "--out", out, "--deals", "8", "--resume"], "already holds 24 deals"),
