@@ -5,8 +5,8 @@ PIMC.
     agent = make_agent("cfr:20:tables/knock_cfr.npz")     # ... with 20
 
 The tables come from ``euchre cfr`` (:mod:`euchre_env.training.cfr`): chance-sampled CFR over the calling
-decisions of the turn-up family. This module is what the tables mean: the abstraction, the abstract actions,
-the file format, and the agent that plays them.
+decisions of one hand (the turn-up family's calls, Bid Euchre's auction). This module is what the tables mean:
+the abstraction, the abstract actions, the file format, and the agent that plays them.
 
 **Decisions covered.** The turn-up family: round one (order up, alone or not, or pass), round two (name a suit,
 alone or not, or pass; the stuck dealer cannot pass) and the defend-alone round. Bid Euchre: the auction (pass, a
