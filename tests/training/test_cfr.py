@@ -274,7 +274,8 @@ def test_bid_euchre_tables_train_and_play_the_auction(tmp_path):
         build_for_rules(f"cfr:{path}", Rules.preset("knock"))
 
 
-def test_the_published_tables_load_and_play_knock():
-    path = os.path.join(os.path.dirname(__file__), "..", "..", "checkpoints", "knock_cfr.npz")
+@pytest.mark.parametrize("name, preset, deals", [("knock_cfr.npz", "knock", 500_000), ("bid_cfr.npz", "bid", 30_000)])
+def test_the_published_tables_load_for_their_preset(name, preset, deals):
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "checkpoints", name)
     tables = Tables.load(path)
-    assert tables.rules == Rules.preset("knock") and tables.deals > 100_000 and tables.reached() > 1000
+    assert tables.rules == Rules.preset(preset) and tables.deals > deals and tables.reached() > 1000
