@@ -24,11 +24,13 @@ import os
 from functools import lru_cache
 from typing import Any
 
+import numba
 import numpy as np
 import torch
 
 from euchre_env.agents.neural.checkpoint import CheckpointError, build_model, check_rules, load_checkpoint
 from euchre_env.agents.neural.network import ActorCritic, PolicyNet
+from euchre_env.agents.neural.sparse_input import SparseInputLinear, SparseRows
 from euchre_env.game.rules import Rules
 from euchre_env.views.infostate import InfoState
 from euchre_env.views.seat_view import seat_view
@@ -37,6 +39,10 @@ from euchre_env.views.structured import Frame, make_observer
 _MODELS: dict[tuple[str, int, int], tuple[PolicyNet, Rules, str]] = {}  # (path, mtime, size) -> what it plays
 # The harness builds one agent per seat and per deal: one observer per rule set and kind serves them all.
 _observer = lru_cache(maxsize=16)(make_observer)
+# A batch twin observes on the vector env's threads (one made with ``threads`` other than 1) from this many games,
+# in this many slices a thread (slices of unequal work even out); fewer games: a parallel region costs more.
+PARALLEL_FROM = 256
+PARALLEL_SLICES = 4
 
 
 def _load(path: str) -> tuple[PolicyNet, Rules, str]:
@@ -180,6 +186,12 @@ class NeuralAgent:
         return NetworkTwin(self)
 
 
+def _reads_entries(layer: torch.nn.Module) -> bool:
+    """Whether a first layer computes from non-zero entries (its fast path): float32 weights on the CPU."""
+    return isinstance(layer, SparseInputLinear) and layer.weight.dtype == torch.float32 \
+        and layer.weight.device.type == "cpu"
+
+
 class NetworkTwin:
     """Makes a :class:`NetworkPolicy` of an agent for a vector env; deterministic when the agent is greedy."""
 
@@ -196,7 +208,10 @@ class NetworkPolicy:
     by the compiled observer of the network's own observation (whatever the env's), one forward pass for all.
 
     The same input as :meth:`NeuralAgent.act` builds from the seat's ``InfoState`` (the compiled encoders are
-    proven equal to the observers), so the same greedy choice; sampled, it draws with the caller's stream."""
+    proven equal to the observers), so the same greedy choice; sampled, it draws with the caller's stream. A
+    network whose first layer takes non-zero entries (a float32 :class:`SparseInputLinear` on the CPU, as every
+    checkpoint loads) gets them from the observer directly (``observe_games_sparse``: no dense batch written,
+    copied and scanned), in the order the layer's own scan finds them, so the same sums to the bit."""
 
     def __init__(self, agent: NeuralAgent, venv: Any) -> None:
         from euchre_env.compiled import kernels as K  # Numba: on first use
@@ -206,10 +221,21 @@ class NetworkPolicy:
         self.deterministic = agent.greedy
         self._tables = t = kernel_tables(venv.rules, agent.observation)
         n = venv.num_envs
+        size = agent.observer.size
         self._st = np.zeros((n, K.NF), np.int32)  # the observer writes each game's frame: it runs on a copy
-        self._obs = np.zeros((n, agent.observer.size), np.float32)
         self._mask = np.zeros((n, agent.model.num_actions), np.bool_)
-        self._raw = np.zeros((n, t.raw_size + agent.model.num_actions), np.float32)
+        self._raw_width = t.raw_size + agent.model.num_actions  # the observer's scratch: encoding, absolute mask
+        self._obs: np.ndarray | None = None  # the dense rows and their scratch, made on first use by a network
+        self._raw: np.ndarray | None = None  # that reads dense rows
+        # The entries' buffers: room for every entry of every game, so that the slices of a parallel call can
+        # each write from their first game's row on (the kernel's docstring); the scratch, one row a slice.
+        width = -(-size // 8) * 8
+        slices = PARALLEL_SLICES * numba.config.NUMBA_NUM_THREADS
+        self._rows = np.zeros((slices, width), np.float32)
+        self._rows_raw = np.zeros((slices, self._raw_width), np.float32)
+        self._ptr = np.zeros(n + 1, np.int64)
+        self._col = np.empty(n * width, np.int32)
+        self._val = np.empty(n * width, np.float32)
 
     def actions(self, games: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         logits = self._logits(games)
@@ -233,14 +259,32 @@ class NetworkPolicy:
         """The masked logits of the seat to act in each of ``games``, in the network's frame, on the CPU."""
         st, hands, dealt, tc, ts, calls = self.venv.state_arrays()
         self._st[games] = st[games]  # the rows the observer reads (and writes each frame into)
-        t = self._tables
-        self._K.observe_games_serial(self._st, hands, dealt, tc, ts, calls, games, self._obs, self._mask, self._raw,
-                                     t.opt, t.tab, t.akind, t.aarg, t.eff, t.power, t.rank, t.off, t.leader_at,
-                                     t.card_at, t.rnd_off, t.rnd_width, t.col, t.perms, t.cands, t.ncands, t.to_abs,
-                                     t.structured, True)
+        t, K, model = self._tables, self._K, self.agent.model
+        first = model[0]
         with torch.no_grad():
+            if _reads_entries(first):
+                k = games.size
+                slices = 1
+                if self.venv.threads != 1 and k >= PARALLEL_FROM:
+                    self.venv.use_threads()
+                    slices = PARALLEL_SLICES * numba.get_num_threads()
+                kernel = K.observe_games_sparse_serial if slices == 1 else K.observe_games_sparse
+                kernel(self._st, hands, dealt, tc, ts, calls, games, slices, self.agent.observer.size, self._rows,
+                       self._mask, self._rows_raw, self._ptr, self._col, self._val, t.opt, t.tab, t.akind, t.aarg,
+                       t.eff, t.power, t.rank, t.off, t.leader_at, t.card_at, t.rnd_off, t.rnd_width, t.col, t.perms,
+                       t.cands, t.ncands, t.to_abs, t.structured)
+                nnz = self._ptr[k]
+                rows = SparseRows(self._ptr[:k + 1], self._col[:nnz], self._val[:nnz], self.agent.observer.size)
+                return model.masked_logits(rows, torch.from_numpy(self._mask[:k]))
+            if self._obs is None:
+                self._obs = np.zeros((self.venv.num_envs, self.agent.observer.size), np.float32)
+                self._raw = np.zeros((self.venv.num_envs, self._raw_width), np.float32)
+            K.observe_games_serial(self._st, hands, dealt, tc, ts, calls, games, self._obs, self._mask, self._raw,
+                                   t.opt, t.tab, t.akind, t.aarg, t.eff, t.power, t.rank, t.off, t.leader_at,
+                                   t.card_at, t.rnd_off, t.rnd_width, t.col, t.perms, t.cands, t.ncands, t.to_abs,
+                                   t.structured, True)
             x, m = torch.from_numpy(self._obs[games]), torch.from_numpy(self._mask[games])
-            device = self.agent.model[0].weight.device  # an in-memory network may live on an accelerator
+            device = first.weight.device  # an in-memory network may live on an accelerator
             if device.type != "cpu":
                 x, m = x.to(device), m.to(device)
-            return self.agent.model.masked_logits(x, m).cpu()
+            return model.masked_logits(x, m).cpu()

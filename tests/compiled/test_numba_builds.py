@@ -30,6 +30,7 @@ def _index_name(dispatcher) -> str:
 def test_the_two_builds_are_cached_apart_and_agree():
     # Numba's cache key has no parallel flag: two builds cached under one name would swap machine code.
     pairs = [(K.step_all, K.step_all_serial), (K.observe_games, K.observe_games_serial),
+             (K.observe_games_sparse, K.observe_games_sparse_serial),
              (K.start_hands, K.start_hands_serial), (K.end_hands, K.end_hands_serial),
              (K.random_actions, K.random_actions_serial), (_parallel, _serial)]
     for parallel, serial in pairs:
