@@ -2,8 +2,13 @@
 knock, structured observation) under cProfile, and the learner decisions a second without it.
 
     python benchmarks/profile_checkpoint_opponent.py --num-envs 4096 --threads 1
+    python benchmarks/profile_checkpoint_opponent.py --num-envs 4096 --threads 2 --compare
 
 docs/vector.md reads the shares this prints (the rate is the machine's; the shares are the code's).
+``--compare`` instead times the network's two input paths in one process, alternating, so that a busy machine
+slows both alike: the observer's non-zero entries handed to the first layer (the default), and the dense rows the
+layer scans itself (every path before ``observe_games_sparse``; what a network without the sparse first layer
+still takes).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import numpy as np
 import torch
 
 from euchre_env import SingleSeatVectorEnv
+from euchre_env.agents.neural import agent as neural_agent
 
 
 def main() -> None:
@@ -26,8 +32,14 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=20, help="learner steps timed, then profiled")
     parser.add_argument("--checkpoint", default="checkpoints/knock.pt")
     parser.add_argument("--top", type=int, default=18, help="functions listed, by own time")
+    parser.add_argument("--compare", action="store_true", help="time the entries path against the dense rows")
+    parser.add_argument("--rounds", type=int, default=7, help="--compare: alternating timings of each path")
+    parser.add_argument("--seconds", type=float, default=2.0, help="--compare: seconds a timing")
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
+    if args.compare:
+        compare(args)
+        return
     envs = SingleSeatVectorEnv("knock", num_envs=args.num_envs, opponents=args.checkpoint, observation="structured",
                                seed=0, threads=args.threads)
     rng = np.random.default_rng(0)
@@ -47,6 +59,43 @@ def main() -> None:
     profile = cProfile.Profile()
     profile.runcall(play, args.steps)
     pstats.Stats(profile).sort_stats("tottime").print_stats(args.top)
+
+
+def compare(args: argparse.Namespace) -> None:
+    entries = neural_agent._reads_entries
+    paths = {"entries": entries, "dense rows": lambda layer: False}
+    rng = np.random.default_rng(0)
+    runs = {}
+    for name in paths:
+        envs = SingleSeatVectorEnv("knock", num_envs=args.num_envs, opponents=args.checkpoint,
+                                   observation="structured", seed=0, threads=args.threads)
+        runs[name] = [envs, envs.reset()[1]]
+
+    def timed(name: str, seconds: float) -> float:
+        neural_agent._reads_entries = paths[name]
+        envs, infos = runs[name]
+        start, steps = time.perf_counter(), 0
+        while time.perf_counter() - start < seconds:
+            mask = infos["action_mask"]
+            _obs, _rewards, _terminated, _truncated, infos = envs.step((rng.random(mask.shape) * mask).argmax(1))
+            steps += 1
+        runs[name][1] = infos
+        return steps * args.num_envs / (time.perf_counter() - start)
+
+    try:
+        for name in paths:
+            timed(name, 1.0)  # compiles and warms the caches
+        rates: dict[str, list[float]] = {name: [] for name in paths}
+        for _ in range(args.rounds):
+            for name in paths:
+                rates[name].append(timed(name, args.seconds))
+    finally:
+        neural_agent._reads_entries = entries
+    print(f"{args.num_envs} games, {args.threads} thread(s), {args.rounds} alternating timings of "
+          f"{args.seconds:g} s; learner decisions a second:")
+    for name, values in rates.items():
+        print(f"  {name:>10}: median {np.median(values):>9,.0f}   ({', '.join(f'{v:,.0f}' for v in values)})")
+    print(f"  ratio of the medians: {np.median(rates['entries']) / np.median(rates['dense rows']):.2f}x")
 
 
 if __name__ == "__main__":
