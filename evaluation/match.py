@@ -33,6 +33,7 @@ from euchre_env.agents.registry import make_agent
 from euchre_env.envs.episodes import EPISODES
 from euchre_env.evaluation.batch_play import batched, play_hand_deals
 from euchre_env.evaluation.streams import agent_seed, deal_seed
+from euchre_env.game.deals import scripted_deal
 from euchre_env.game.engine import GameState, team_margin
 from euchre_env.game.errors import IllegalActionError
 from euchre_env.game.rules import Rules
@@ -132,10 +133,7 @@ def hand_deal(rules: Rules, seed: int, dealer: int) -> dict[str, Any]:
     hands: list[list[int]] = [[] for _ in range(NUM_SEATS)]
     for seat in range(NUM_SEATS):
         hands[(seat + shift) % NUM_SEATS] = list(dealt.initial_hands[seat])
-    deal: dict[str, Any] = {"dealer": dealer, "hands": hands}
-    if not rules.is_bid:
-        deal["upcard"] = dealt.upcard
-    return deal
+    return scripted_deal(dealer, hands, None if rules.is_bid else dealt.upcard)
 
 
 class MatchRunner:

@@ -32,6 +32,7 @@ from euchre_env.agents.registry import make_agent
 from euchre_env.agents.rule_based.agent import RuleBasedAgent
 from euchre_env.agents.search.cfr_bidding import COVERED, Tables, abstract_decision, named_trump
 from euchre_env.envs.vector import VectorEuchre
+from euchre_env.game.deals import scripted_deal
 from euchre_env.game.engine import GameState
 from euchre_env.game.phases import Phase
 from euchre_env.game.seats import NUM_SEATS, team_of
@@ -168,8 +169,8 @@ def train_batch(tables: Tables) -> float:
     deals, roots = [], []
     for d in range(tables.batch_size):
         state = GameState(rules, rng)
-        deal = {"dealer": state.dealer, "hands": [list(h) for h in state.hands]}
-        deals.append(deal if rules.is_bid else {**deal, "upcard": state.upcard})
+        upcard = None if rules.is_bid else state.upcard
+        deals.append(scripted_deal(state.dealer, [list(h) for h in state.hands], upcard))
         state.rng = None  # the hand is dealt and a calling tree deals no other: its clones need no generator
         roots.append(trees.build(state, d, []))
     values = leaf_values(rules, deals, trees, rng)

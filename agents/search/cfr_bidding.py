@@ -67,14 +67,13 @@ FORMAT = "euchre-cfr-bidding"
 VERSION = 1
 ESTIMATE_BUCKETS, TRUMP_COUNTS, TOP_SETS, SIDE_TOPS = 11, 6, 8, 4
 FEATURES = ESTIMATE_BUCKETS * TRUMP_COUNTS * TOP_SETS * SIDE_TOPS
-# The turn-up family: its abstract actions and information sets.
-PASS, CALL, ALONE = 0, 1, 2
+# The turn-up family: its abstract actions (pass, call: order up or name the suit, call alone) and information sets.
 NUM_ABSTRACT = 3
 CALL1_CONTEXTS, CALL2_CONTEXTS, DEFEND_CONTEXTS = 16, 8, 2
 CONTEXTS = CALL1_CONTEXTS + CALL2_CONTEXTS + DEFEND_CONTEXTS
 NUM_INFOSETS = CONTEXTS * FEATURES
-# Bid Euchre's auction: its abstract actions and information sets.
-BID_PASS, BID_CHEAPEST, BID_NEXT, BID_THIRD, BID_HELP, BID_MOON = range(6)
+# Bid Euchre's auction: its abstract actions (pass, the three cheapest legal plain bids, help, moon) and
+# information sets.
 AUCTION_ABSTRACT = 6
 PLAIN_CHOICES = 3  # the cheapest legal plain bids offered: 3, 4 and 5 with a single deck
 STANDING_CLASSES = 9  # no bid yet; an opponent's 3, 4, 5+, help; the partner's 3, 4, 5+, help
@@ -116,7 +115,8 @@ def _position(seat: int, dealer: int) -> int:
 @dataclass(frozen=True)
 class Decision:
     """A covered decision in the abstraction: its information set, its candidate suit and the concrete action
-    of each abstract one (-1: not legal here)."""
+    of each abstract one, in the order the comments on NUM_ABSTRACT and AUCTION_ABSTRACT give (-1: not legal
+    here)."""
 
     infoset: int
     suit: int

@@ -29,6 +29,7 @@ import numpy as np
 
 from euchre_env.agents.base import require_information_state
 from euchre_env.agents.search.worlds import World, WorldSampler
+from euchre_env.game.deals import scripted_deal
 from euchre_env.game.engine import GameState
 from euchre_env.game.phases import Phase
 from euchre_env.game.rules import Rules
@@ -106,9 +107,7 @@ def replay_world(info: InfoState, world: World, rng: np.random.Generator) -> Gam
             hands[partner].append(given_back)
         hands[partner].remove(given)
         hands[bidder].append(given)
-    deal: dict[str, Any] = {"dealer": dealer, "hands": hands}
-    if info.upcard is not None:
-        deal["upcard"] = info.upcard
+    deal = scripted_deal(dealer, hands, info.upcard)
     state = GameState(rules, 0, deal=deal, scores=list(info.scores))
     state.games_won, state.rubber_points = list(info.games_won), list(info.rubber_points)
     hidden = {Phase.DISCARD: discard, Phase.GIVE: given, Phase.GIVE_BACK: given_back}

@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from euchre_env.game.deals import scripted_deal
 from euchre_env.game.phases import Phase
 from euchre_env.game.seats import NUM_SEATS, partner_of
 from euchre_env.views.infostate import InfoState
@@ -225,7 +226,4 @@ def world_deal(info: InfoState, world: World, rng: np.random.Generator) -> tuple
         hands[dealer].append(discard)
     if info.upcard_taken:
         hands[dealer].remove(info.upcard)
-    deal: dict[str, Any] = {"dealer": dealer, "hands": hands}
-    if info.upcard is not None:
-        deal["upcard"] = info.upcard
-    return deal, discard
+    return scripted_deal(dealer, hands, info.upcard), discard

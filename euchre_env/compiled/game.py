@@ -21,7 +21,7 @@ import numpy as np
 from euchre_env.compiled import kernels as K
 from euchre_env.compiled.builds import compiling, machine_code
 from euchre_env.compiled.tables import hand_result, kernel_tables
-from euchre_env.game.deals import deal_from_order
+from euchre_env.game.deals import deal_from_order, scripted_deal
 from euchre_env.game.engine import GameState
 from euchre_env.game.phases import Phase
 from euchre_env.game.rules import Rules
@@ -221,7 +221,4 @@ class CompiledGame:
 
 def _as_deal(parsed: dict[str, Any]) -> dict[str, Any]:
     """A parsed deal (with its kitty) as the env's ``options["deal"]`` takes it: a copy, card ids."""
-    deal = {"dealer": int(parsed["dealer"]), "hands": [list(h) for h in parsed["hands"]]}
-    if parsed.get("upcard") is not None:
-        deal["upcard"] = parsed["upcard"]
-    return deal
+    return scripted_deal(int(parsed["dealer"]), [list(h) for h in parsed["hands"]], parsed.get("upcard"))

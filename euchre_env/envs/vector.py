@@ -57,7 +57,7 @@ from euchre_env.compiled.tables import hand_result, kernel_tables
 from euchre_env.envs.episodes import AUTO, REWARDS, check_episode_args, check_reset_options
 from euchre_env.game.actions import action_table
 from euchre_env.game.cards import SUITS
-from euchre_env.game.deals import parse_deal
+from euchre_env.game.deals import parse_deal, scripted_deal
 from euchre_env.game.errors import IllegalActionError, check_choice
 from euchre_env.game.phases import Phase
 from euchre_env.game.rules import Rules, resolve_rules
@@ -260,10 +260,7 @@ class VectorEuchre:
         """The deal of game ``g``'s current hand, as the env's ``options["deal"]`` takes it."""
         deck = self.rules.deck_spec
         hands = [[c for c in range(deck.num_ids) for _ in range(int(self._dealt[g, s, c]))] for s in range(NUM_SEATS)]
-        deal: dict[str, Any] = {"dealer": int(self._st[g, K.DEALER]), "hands": hands}
-        if not self.rules.is_bid:
-            deal["upcard"] = int(self._st[g, K.UP])
-        return deal
+        return scripted_deal(int(self._st[g, K.DEALER]), hands, None if self.rules.is_bid else int(self._st[g, K.UP]))
 
     def to_absolute(self, actions: np.ndarray) -> np.ndarray:
         """The absolute ids (the action table's) of one id per game as ``step`` takes them now."""

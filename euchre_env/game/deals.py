@@ -33,6 +33,15 @@ def shuffled_pack(rules: Rules, rng: np.random.Generator) -> np.ndarray:
     return order if rules.deck_spec.copies == 1 else np.asarray(rules.deck_spec.pack)[order]  # one copy: pack[i] == i
 
 
+def scripted_deal(dealer: int, hands: list[list[int]], upcard: int | None = None) -> dict[str, Any]:
+    """A deal in the form the env's ``options["deal"]`` takes (card ids): ``upcard`` only where a card is turned
+    up (the turn-up family; None in Bid Euchre). The one place that writes the format's fields."""
+    deal: dict[str, Any] = {"dealer": dealer, "hands": hands}
+    if upcard is not None:
+        deal["upcard"] = upcard
+    return deal
+
+
 def deal_from_order(rules: Rules, cards: list[int], dealer: int) -> dict[str, Any]:
     """The deal of the whole pack in the order ``cards``: a block of cards to each seat from the dealer's
     left, with the Bid Euchre joker the next card to the dealer, then the up-card (turn-up family); the rest
@@ -45,9 +54,7 @@ def deal_from_order(rules: Rules, cards: list[int], dealer: int) -> dict[str, An
     rest = cards[start:]
     if rules.is_bid and rules.joker:  # 25 cards: the dealer gets the 25th
         hands[dealer].append(rest.pop(0))
-    deal: dict[str, Any] = {"dealer": dealer, "hands": hands}
-    if not rules.is_bid:
-        deal["upcard"] = rest.pop(0)
+    deal = scripted_deal(dealer, hands, None if rules.is_bid else rest.pop(0))
     deal["kitty"] = sorted(rest)
     return deal
 
@@ -77,12 +84,13 @@ def parse_deal(rules: Rules, deal: Any) -> dict[str, Any]:
         hands.append(cards)
         for c in cards:
             counts[c] += 1
-    parsed: dict[str, Any] = {"dealer": dealer, "hands": hands}
+    upcard = None
     if not rules.is_bid:
         if "upcard" not in deal:
             raise ValueError("deal: 'upcard' is missing (the turned-up card)")
-        parsed["upcard"] = _card_id(deck, deal["upcard"])
-        counts[parsed["upcard"]] += 1
+        upcard = _card_id(deck, deal["upcard"])
+        counts[upcard] += 1
+    parsed = scripted_deal(dealer, hands, upcard)
     parsed["kitty"] = [c for c, n in enumerate(counts) for _ in range(deck.copies - n)]
     for c, n in enumerate(counts):  # duplicates first: a duplicate also makes some card missing
         if n > deck.copies:

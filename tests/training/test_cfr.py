@@ -26,6 +26,7 @@ from euchre_env.agents.search.cfr_bidding import (
 from euchre_env.cli.main import main
 from euchre_env.evaluation import evaluate
 from euchre_env.game.actions import action_table
+from euchre_env.game.deals import scripted_deal
 from euchre_env.game.engine import GameState
 from euchre_env.game.phases import Phase
 from euchre_env.game.rules import Rules
@@ -35,8 +36,7 @@ from euchre_env.views.observation import Observer
 
 
 def _deal(rules, state):
-    deal = {"dealer": state.dealer, "hands": [list(h) for h in state.hands]}
-    return deal if rules.is_bid else {**deal, "upcard": state.upcard}
+    return scripted_deal(state.dealer, [list(h) for h in state.hands], None if rules.is_bid else state.upcard)
 
 
 @pytest.mark.parametrize("preset, options", [("knock", {}), ("classic", {"joker": True}),
@@ -227,7 +227,7 @@ def test_a_bid_tree_meets_information_sets_twice_and_the_pass_uses_one_strategy(
     repeated = 0
     for _ in range(8):
         state, trees = GameState(rules, rng), CallingTrees(rules)
-        deal = {"dealer": state.dealer, "hands": [list(h) for h in state.hands]}
+        deal = _deal(rules, state)
         root = trees.build(state, 0, [])
         values = leaf_values(rules, [deal], trees, np.random.default_rng(0))
         nodes, stack = [], [root]
