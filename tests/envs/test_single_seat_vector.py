@@ -90,6 +90,35 @@ def test_a_network_opponent_and_a_seeded_run_repeats():
     assert all(np.array_equal(a, b) for a, b in zip(first, second))
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_network_plays_the_same_from_the_observers_entries_as_from_dense_rows(threads):
+    """A checkpoint's CPU form takes the observer's non-zero entries (serial, or in slices on the env's threads
+    from 256 waiting games); the same weights in the dense form take dense rows: the same games."""
+    torch = pytest.importorskip("torch")
+    from euchre_env.agents.neural.agent import NeuralAgent
+
+    path = os.path.join(FIXTURES, "knock_structured.pt")
+    sparse = NeuralAgent(path)
+    dense = NeuralAgent(sparse.model.copy(dense=True), sparse.rules, observation=sparse.observation)
+
+    def run(agent) -> list[np.ndarray]:
+        envs = SingleSeatVectorEnv("knock", num_envs=300, opponents=agent, observation="structured", seed=11,
+                                   threads=threads)
+        obs, infos = envs.reset()
+        rng = np.random.default_rng(11)
+        out = [obs]
+        for _ in range(25):
+            obs, rewards, _, _, infos = envs.step(random_actions(infos, rng))
+            out += [obs, rewards]
+        return out
+
+    before = torch.get_num_threads()
+    try:
+        assert all(np.array_equal(a, b) for a, b in zip(run(sparse), run(dense)))
+    finally:
+        torch.set_num_threads(before)
+
+
 @pytest.mark.parametrize("preset", ["knock", "bid"])
 def test_agent_actions_are_the_agents_choices_in_the_learners_frame(preset):
     """A teacher's choice (the rule-based agent's) at each game's first learner decision, as ``step`` takes it:
