@@ -41,6 +41,7 @@ Reproducible: as PIMC, each decision's generator is seeded from the agent's seed
 from __future__ import annotations
 
 import zlib
+from collections import Counter
 from typing import Any
 
 import numpy as np
@@ -84,6 +85,10 @@ class GuidedSearchAgent:
             self.name = name
         self._twin = self.network.batch_twin(self.rules)
         self._engines: dict[int, tuple[VectorEuchre, Any]] = {}  # by number of games: worlds x legal actions
+        # The decisions searched, and those at which the search left the network's choice, by phase name: how
+        # often the search pays (benchmarks/search_overrides.py reports them).
+        self.searched: Counter[str] = Counter()
+        self.changed: Counter[str] = Counter()
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
@@ -149,8 +154,10 @@ class GuidedSearchAgent:
         mean = weight @ diff
         spread = np.sqrt(np.maximum(weight @ (diff - mean) ** 2, 0.0) * (weight @ weight))  # SE with n_eff = 1/sum w^2
         better = (mean > 0) & (mean > self.confidence * spread)
+        self.searched[info.phase.name] += 1
         if not better.any():
             return mine
+        self.changed[info.phase.name] += 1
         return legal[int(np.argmax(np.where(better, mean, -np.inf)))]
 
     def _engine(self, games: int) -> tuple[VectorEuchre, Any]:

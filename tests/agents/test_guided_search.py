@@ -130,6 +130,10 @@ def test_the_network_is_left_only_for_an_action_better_in_the_worlds():
         assert action == expected or values[action] == values[expected]
         overrides += action != mine
     assert overrides > 0  # a random network is often beaten in its own rollouts
+    # The counters by phase: every searched decision, and those where the search left the network.
+    searched = sum(len(info.legal_actions) > 1 for info in infos)
+    assert sum(eager.searched.values()) == sum(stubborn.searched.values()) == searched
+    assert sum(eager.changed.values()) == overrides and not stubborn.changed
 
 
 def test_the_network_probabilities_are_its_softmax_over_the_legal_actions():
