@@ -20,6 +20,7 @@ import time
 
 import numpy as np
 import torch
+from alternating import alternate, report
 
 from euchre_env import SingleSeatVectorEnv
 from euchre_env.agents.neural import agent as neural_agent
@@ -63,39 +64,18 @@ def main() -> None:
 
 def compare(args: argparse.Namespace) -> None:
     entries = neural_agent._reads_entries
-    paths = {"entries": entries, "dense rows": lambda layer: False}
-    rng = np.random.default_rng(0)
+    ways = {"entries": entries, "dense rows": lambda layer: False}
     runs = {}
-    for name in paths:
+    for name, reads in ways.items():
         envs = SingleSeatVectorEnv("knock", num_envs=args.num_envs, opponents=args.checkpoint,
                                    observation="structured", seed=0, threads=args.threads)
-        runs[name] = [envs, envs.reset()[1]]
-
-    def timed(name: str, seconds: float) -> float:
-        neural_agent._reads_entries = paths[name]
-        envs, infos = runs[name]
-        start, steps = time.perf_counter(), 0
-        while time.perf_counter() - start < seconds:
-            mask = infos["action_mask"]
-            _obs, _rewards, _terminated, _truncated, infos = envs.step((rng.random(mask.shape) * mask).argmax(1))
-            steps += 1
-        runs[name][1] = infos
-        return steps * args.num_envs / (time.perf_counter() - start)
-
+        runs[name] = (envs, lambda reads=reads: setattr(neural_agent, "_reads_entries", reads))
     try:
-        for name in paths:
-            timed(name, 1.0)  # compiles and warms the caches
-        rates: dict[str, list[float]] = {name: [] for name in paths}
-        for _ in range(args.rounds):
-            for name in paths:
-                rates[name].append(timed(name, args.seconds))
+        rates = alternate(runs, args.num_envs, args.rounds, args.seconds)
     finally:
         neural_agent._reads_entries = entries
-    print(f"{args.num_envs} games, {args.threads} thread(s), {args.rounds} alternating timings of "
-          f"{args.seconds:g} s; learner decisions a second:")
-    for name, values in rates.items():
-        print(f"  {name:>10}: median {np.median(values):>9,.0f}   ({', '.join(f'{v:,.0f}' for v in values)})")
-    print(f"  ratio of the medians: {np.median(rates['entries']) / np.median(rates['dense rows']):.2f}x")
+    report(f"{args.num_envs} games, {args.threads} thread(s), {args.rounds} alternating timings of "
+           f"{args.seconds:g} s; learner decisions a second:", rates, "entries", "dense rows")
 
 
 if __name__ == "__main__":

@@ -50,6 +50,7 @@ machine code stale.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import math
 from dataclasses import fields
@@ -79,6 +80,7 @@ from euchre_env.agents.rule_based.heuristics import (
     upcard_value,
 )
 from euchre_env.compiled import kernels as K
+from euchre_env.compiled.builds import two_builds
 from euchre_env.compiled.tables import kernel_tables
 from euchre_env.game.actions import BID, HELP, MOON
 from euchre_env.game.cards import NUM_SUITS
@@ -203,6 +205,30 @@ class RuleBasedVector:
             self._raise(games, out)
         return out
 
+    def play_until_learner(self, games: np.ndarray, observe: np.ndarray) -> np.ndarray:
+        """Play each game of ``games`` (ascending int64; an unmarked seat to act) with this agent in every seat
+        ``observe`` (``bool [num_envs, 4]``) does not mark, until a marked seat is to act or the hand ends;
+        ``bool [len(games)]``: the hand ended (end it with the vector env's ``end_hands``). The games as the
+        rounds of :meth:`actions` and ``step_games`` would leave them (``_play_until_learner``)."""
+        venv = self.venv
+        st, hands, dealt, tc, ts, calls = venv.state_arrays()
+        obs, mask, raw, t = venv.driver_buffers()
+        chunks, kernel = 1, play_until_learner_serial
+        if venv.threads != 1 and games.size >= PARALLEL_FROM:
+            venv.use_threads()
+            chunks, kernel = 4 * numba.get_num_threads(), play_until_learner
+        ended = np.zeros(games.size, np.bool_)
+        codes = np.zeros(games.size, np.int64)
+        amasks = np.zeros((chunks, self._mask.shape[1]), np.bool_)
+        kernel(chunks, games, ended, codes, observe, st, hands, dealt, tc, ts, calls, obs, mask, raw, amasks, t.opt,
+               t.tab, t.akind, t.aarg, t.aalone, t.eff, t.power, t.rank, t.rnd, t.off, t.leader_at, t.card_at,
+               t.rnd_off, t.rnd_width, t.col, t.perms, t.cands, t.ncands, t.to_abs, t.structured,
+               venv.observation != "none", self._layout, self._ids, self._iopt, self._level, self._eff, self._power,
+               self._ranking, self._rlen, self._upval, self._w, self._trump_value, self._ace_value)
+        if codes.size and codes.min() < 0:
+            self._raise(games, codes)
+        return ended
+
     def _raise(self, games: np.ndarray, out: np.ndarray) -> None:
         if out[0] == STALE:
             raise RuntimeError("RuleBasedVector: the compiled kernels are stale (the engine's state layout changed): "
@@ -229,6 +255,10 @@ class CompiledRuleBased:
 
     def actions(self, games: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         return self.venv.to_canonical_batch(games, self.twin.actions(games))
+
+    def play_until_learner(self, games: np.ndarray, observe: np.ndarray) -> np.ndarray:
+        """:meth:`RuleBasedVector.play_until_learner`: the opponents' loop of a vector env in one compiled call."""
+        return self.twin.play_until_learner(games, observe)
 
 
 def _bid_id(table, level) -> int:
@@ -820,59 +850,61 @@ def decide_games(games, out, st, hands, tc, ts, masks, layout, ids, iopt, level_
     if not _layout_ok(layout):
         out[:] = STALE
         return
-    nids = iopt[I_NIDS]
-    hand = np.zeros(nids, np.int64)  # scratch, shared by the games
-    tmp = np.zeros(nids, np.int64)
-    gone = np.zeros(nids, np.int64)
-    nogone = np.zeros(nids, np.int64)
-    out_cards = np.zeros(nids, np.int64)
-    cards = np.zeros(nids, np.int64)
+    counts = np.zeros((6, iopt[I_NIDS]), np.int64)  # scratch shared by the games: _decide_one's card counts
     voids = np.zeros((4, NUM_SUITS), np.int64)
     for i in range(games.shape[0]):
         g = games[i]
-        mask = masks[g]
-        n_legal = 0
-        first = -1
-        for a in range(mask.shape[0]):
-            if mask[a]:
-                n_legal += 1
-                if first < 0:
-                    first = a
-        if n_legal <= 1:  # the only legal action (or none: NO_ACTION)
-            out[i] = first
-            continue
-        seat, p, trump = st[g, CUR], st[g, PH], st[g, TRUMP]
-        for c in range(nids):
-            hand[c] = hands[g, seat, c]
-        if p == PLAY:
-            a = _play(st, tc, ts, g, seat, hand, mask, ids, iopt, gone, out_cards, cards, voids, eff, power)
-        elif p == CALL1:
-            a = _call1(st, g, seat, hand, mask, ids, nogone, tmp, eff, power, ranking, rlen, upval, w, trump_value,
-                       ace_value)
-        elif p == CALL2:
-            a = _call2(hand, mask, ids, _gone(st, tc, g, seat, gone), ranking, rlen, w, trump_value, ace_value)
-        elif p == DISCARD:
-            a = _discard(hand, trump, ids, nogone, tmp, eff, power, ranking, rlen, w, trump_value, ace_value)
-        elif p == DEFEND:
-            a = _defend(hand, trump, mask, ids, iopt, _gone(st, tc, g, seat, gone), eff, ranking, rlen, w,
-                        trump_value, ace_value)
-        elif p == JOKER_SUIT:
-            a = _joker_suit(st, g, hand, ids, nogone, tmp, eff, power, ranking, rlen, w, trump_value, ace_value)
-        elif p == AUCTION:
-            a = _auction(st, g, seat, hand, mask, ids, iopt, level_of, nogone, ranking, rlen, w, trump_value,
-                         ace_value)
-        elif p == NAME_TRUMP:  # rule_based._name_trump
-            best, _ = _best_suit(hand, True, mask, _gone(st, tc, g, seat, gone), ranking, rlen, w, trump_value,
-                                 ace_value)
-            a = ids[A_NAME] + best
-        elif p == GIVE:  # rule_based._give
-            a = ids[A_GIVE] + best_discard(hand, trump, eff, power, ranking, rlen)
-        elif p == GIVE_BACK:
-            a = _give_back(trump, mask, ids, power)
-        else:
-            out[i] = NO_RULE
-            continue
-        out[i] = a if 0 <= a < mask.shape[0] and mask[a] else NOT_LEGAL
+        out[i] = _decide_one(g, masks[g], st, hands, tc, ts, ids, iopt, level_of, eff, power, ranking, rlen, upval, w,
+                             trump_value, ace_value, counts[0], counts[1], counts[2], counts[3], counts[4], counts[5],
+                             voids)
+
+
+@njit(cache=True)
+def _decide_one(g, mask, st, hands, tc, ts, ids, iopt, level_of, eff, power, ranking, rlen, upval, w, trump_value,
+                ace_value, hand, tmp, gone, nogone, out_cards, cards, voids):
+    """The action of game ``g``'s seat to act (absolute id; ``mask``: its legal actions), or a code as
+    :func:`decide_games` writes it. Scratch: the card counts ``hand`` ... ``cards`` and ``voids``."""
+    nids = iopt[I_NIDS]
+    n_legal = 0
+    first = -1
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            n_legal += 1
+            if first < 0:
+                first = a
+    if n_legal <= 1:  # the only legal action (or none: NO_ACTION)
+        return first
+    seat, p, trump = st[g, CUR], st[g, PH], st[g, TRUMP]
+    for c in range(nids):
+        hand[c] = hands[g, seat, c]
+    if p == PLAY:
+        a = _play(st, tc, ts, g, seat, hand, mask, ids, iopt, gone, out_cards, cards, voids, eff, power)
+    elif p == CALL1:
+        a = _call1(st, g, seat, hand, mask, ids, nogone, tmp, eff, power, ranking, rlen, upval, w, trump_value,
+                   ace_value)
+    elif p == CALL2:
+        a = _call2(hand, mask, ids, _gone(st, tc, g, seat, gone), ranking, rlen, w, trump_value, ace_value)
+    elif p == DISCARD:
+        a = _discard(hand, trump, ids, nogone, tmp, eff, power, ranking, rlen, w, trump_value, ace_value)
+    elif p == DEFEND:
+        a = _defend(hand, trump, mask, ids, iopt, _gone(st, tc, g, seat, gone), eff, ranking, rlen, w,
+                    trump_value, ace_value)
+    elif p == JOKER_SUIT:
+        a = _joker_suit(st, g, hand, ids, nogone, tmp, eff, power, ranking, rlen, w, trump_value, ace_value)
+    elif p == AUCTION:
+        a = _auction(st, g, seat, hand, mask, ids, iopt, level_of, nogone, ranking, rlen, w, trump_value,
+                     ace_value)
+    elif p == NAME_TRUMP:  # rule_based._name_trump
+        best, _ = _best_suit(hand, True, mask, _gone(st, tc, g, seat, gone), ranking, rlen, w, trump_value,
+                             ace_value)
+        a = ids[A_NAME] + best
+    elif p == GIVE:  # rule_based._give
+        a = ids[A_GIVE] + best_discard(hand, trump, eff, power, ranking, rlen)
+    elif p == GIVE_BACK:
+        a = _give_back(trump, mask, ids, power)
+    else:
+        return NO_RULE
+    return a if 0 <= a < mask.shape[0] and mask[a] else NOT_LEGAL
 
 
 def _decide_chunks(chunks, games, out, st, hands, tc, ts, masks, layout, ids, iopt, level_of, eff, power, ranking, rlen,
@@ -887,6 +919,78 @@ def _decide_chunks(chunks, games, out, st, hands, tc, ts, masks, layout, ids, io
 
 
 decide_chunks = njit(cache=True, parallel=True)(_decide_chunks)
+
+
+# =============================================================================== the opponents' loop
+def _play_until_learner(chunks, games, ended, codes, observe, st, hands, dealt, tc, ts, calls, obs, mask, raw, amasks,
+                        opt, tab, akind, aarg, aalone, eff, power, rank, rnd, off, leader_at, card_at, rnd_off,
+                        rnd_width, col, perms, cands, ncands, to_abs, structured, with_obs, layout, ids, iopt, level_of,
+                        reff, rpower, ranking, rlen, upval, w, trump_value, ace_value):
+    """``SingleSeatVectorEnv``'s opponents' loop in one call, for games whose every other seat is this agent: each
+    game of ``games`` (an unmarked seat to act) is played on, one decision of this agent after another in the
+    seats ``observe`` does not mark, until a marked seat is to act (its observation and mask then written as the
+    engine's ``step_games`` writes them) or the hand ends (``ended[i]``: the caller ends it, as after
+    ``step_games``). ``codes[i]``: 0, or the code of a decision that failed (:func:`decide_games`), the game left
+    as it was before that decision. The engine's functions do the legal masks, the moves and the observation
+    (inlined from :mod:`euchre_env.compiled.kernels`: hence the build's name, below); this file only decides.
+
+    It plays rounds, as the Python loop did (every waiting game's decision, then every move), but without
+    returning to Python between them: one game played to its end at a time ran slower on one thread (the
+    decisions', moves' and observations' code in turn does not stay in the instruction cache). ``chunks``
+    slices of a round run at once in the parallel build, each with its scratch (``amasks[c]``: the absolute
+    legal mask of its seat to act)."""
+    if not _layout_ok(layout):
+        codes[:] = STALE
+        return
+    n = games.shape[0]
+    nids = iopt[I_NIDS]
+    counts = np.zeros((chunks, 6, nids), np.int64)  # each slice's scratch for _decide_one
+    voids = np.zeros((chunks, 4, NUM_SUITS), np.int64)
+    active = np.arange(n)  # the games still to play, as indices into games
+    actions = np.zeros(n, np.int64)
+    stop = np.zeros(n, np.bool_)
+    ended[:] = False
+    codes[:] = 0
+    k = n
+    while k > 0:
+        for c in prange(chunks):  # every active game's decision
+            lo, hi = k * c // chunks, k * (c + 1) // chunks
+            amask, cnt = amasks[c], counts[c]
+            for j in range(lo, hi):
+                g = games[active[j]]
+                K.legal_mask(st, hands, dealt, tc, g, opt, tab, akind, aarg, eff, power, rank, amask)
+                actions[j] = _decide_one(g, amask, st, hands, tc, ts, ids, iopt, level_of, reff, rpower, ranking,
+                                         rlen, upval, w, trump_value, ace_value, cnt[0], cnt[1], cnt[2], cnt[3],
+                                         cnt[4], cnt[5], voids[c])
+        for j in prange(k):  # every move, and the learner's observation where it is to act next
+            i = active[j]
+            g = games[i]
+            a = actions[j]
+            stop[j] = True
+            if a < 0:
+                codes[i] = a
+            elif K.apply(st, hands, dealt, tc, ts, calls, g, a, opt, tab, akind, aarg, aalone, eff, power, rank, rnd):
+                ended[i] = True
+            elif observe[g, st[g, K.CUR]]:
+                K._decide(st, hands, dealt, tc, ts, calls, g, obs[g], mask[g], raw[g, :off[K.B_SIZE]],
+                          raw[g, off[K.B_SIZE]:], opt, tab, akind, aarg, eff, power, rank, off, leader_at, card_at,
+                          rnd_off, rnd_width, col, perms, cands, ncands, to_abs, structured, with_obs)
+            else:
+                stop[j] = False
+        m = 0
+        for j in range(k):
+            if not stop[j]:
+                active[m] = active[j]
+                m += 1
+        k = m
+
+
+# Numba's disk cache knows only this file's date (the module docstring), and the loop inlines the engine's
+# kernels: its builds are named after a digest of kernels.py, so an engine changed on disk is compiled in anew
+# rather than loaded stale.
+with open(K.__file__, "rb") as _engine_source:
+    _play_until_learner.__qualname__ += "_" + hashlib.sha1(_engine_source.read()).hexdigest()[:12]
+play_until_learner, play_until_learner_serial = two_builds(_play_until_learner)
 
 
 __all__ = ["RuleBasedVector", "supports"]

@@ -309,6 +309,20 @@ class VectorEuchre:
         with every step, and they are read-only (writing to them corrupts the games)."""
         return self._st, self._hands, self._dealt, self._tc, self._ts, self._calls
 
+    def driver_buffers(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any]:
+        """``(obs, mask, raw, tables)``: the step's output buffers, the observer's scratch and the kernel tables,
+        for a compiled driver that plays games itself with the engine's own kernels (the rule-based twin's
+        opponents' loop, ``RuleBasedVector.play_until_learner``): it must leave each game as :meth:`step_games`
+        would, and end the hands that end with :meth:`end_hands`."""
+        return self._obs, self._mask, self._raw, self._tables
+
+    def end_hands(self, games: np.ndarray, observe: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
+        """End the hands of ``games`` (ascending int64) that a compiled driver played to their end, and deal on;
+        what comes back is :meth:`step_games`'s for a step in which exactly those hands ended (final
+        observations of the seats ``observe`` marks)."""
+        return self._after_step(games, observe)
+
     # ------------------------------------------------------------------ checks
     def _check_reset_options(self, options: Any) -> list[dict[str, Any]] | None:
         deals = check_reset_options(options, RESET_OPTIONS).get("deals")

@@ -71,15 +71,17 @@ def _replayer(log: list, shadow: list, rules: Rules) -> Any:
     return act
 
 
-def play(name: str, opponent: str, learner: str, observation: str, num_envs: int, steps: int, seed: int) -> int:
-    """Run both envs side by side for ``steps`` vector steps; returns the number of learner decisions compared."""
+def play(name: str, opponent: str, learner: str, observation: str, threads: int, num_envs: int, steps: int,
+         seed: int) -> int:
+    """Run both envs side by side for ``steps`` vector steps; returns the number of learner decisions compared.
+    ``threads``: the vector env's (with more than one, rule-based opponents play their compiled loop)."""
     preset, options = RULE_SETS[name]
     rules = Rules.preset(preset, **options)
     spec = {"rules": "rules", "random": "random", "network": os.path.join(FIXTURES, "knock_structured.pt"
                                                                           if preset == "knock" else
                                                                           "bid_structured.pt")}[opponent]
     vx = SingleSeatVectorEnv(rules, num_envs=num_envs, learner=learner, seat=1, opponents=spec,
-                             observation=observation, seed=seed)
+                             observation=observation, seed=seed, threads=threads)
     log: dict[int, list] = defaultdict(list)
     if opponent == "random":
         vx._policies = [_Recorder(p, vx.venv, log) for p in vx._policies]
@@ -120,15 +122,16 @@ def play(name: str, opponent: str, learner: str, observation: str, num_envs: int
     return compared
 
 
-CASES = [(name, opponent, learner, observation)
+CASES = [(name, opponent, learner, observation, threads)
          for name in RULE_SETS for opponent in ("rules", "random", "network")
          for learner, observation in (("seat", "structured"), ("team", "absolute"))
+         for threads in ((1, 2) if opponent == "rules" else (1,))
          if opponent != "network" or name in ("knock",)]
 
 
-@pytest.mark.parametrize(("name", "opponent", "learner", "observation"), CASES)
-def test_the_vector_env_plays_single_seat_envs_games(name, opponent, learner, observation):
-    assert play(name, opponent, learner, observation, num_envs=12, steps=60, seed=3) == 12 * 60
+@pytest.mark.parametrize(("name", "opponent", "learner", "observation", "threads"), CASES)
+def test_the_vector_env_plays_single_seat_envs_games(name, opponent, learner, observation, threads):
+    assert play(name, opponent, learner, observation, threads, num_envs=12, steps=60, seed=3) == 12 * 60
 
 
 def main() -> None:
@@ -138,7 +141,7 @@ def main() -> None:
     args = parser.parse_args()
     for case in CASES:
         n = play(*case, num_envs=args.num_envs, steps=args.steps, seed=11)
-        print(f"{' '.join(case)}: {n:,} learner decisions identical", flush=True)
+        print(f"{' '.join(map(str, case))} thread(s): {n:,} learner decisions identical", flush=True)
 
 
 if __name__ == "__main__":

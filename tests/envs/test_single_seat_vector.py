@@ -31,6 +31,21 @@ def snapshot(envs: SingleSeatVectorEnv) -> list[np.ndarray]:
     return [a.copy() for a in envs.venv.state_arrays()]
 
 
+def trajectory(envs: SingleSeatVectorEnv, seed: int, steps: int) -> list[np.ndarray]:
+    """What a random learner (seeded ``seed``) sees over ``steps`` steps: observations, rewards and ends."""
+    obs, infos = envs.reset()
+    rng = np.random.default_rng(seed)
+    out = [obs]
+    for _ in range(steps):
+        obs, rewards, terminated, truncated, infos = envs.step(random_actions(infos, rng))
+        out += [obs, rewards, terminated, truncated]
+    return out
+
+
+def same(a: list[np.ndarray], b: list[np.ndarray]) -> bool:
+    return len(a) == len(b) and all(np.array_equal(x, y) for x, y in zip(a, b))
+
+
 def test_it_is_a_gymnasium_vector_env_with_batched_spaces():
     envs = SingleSeatVectorEnv("knock", num_envs=8, opponents="rules", observation="structured", seed=1)
     assert isinstance(envs, gymnasium.vector.VectorEnv)
@@ -78,16 +93,29 @@ def test_a_network_opponent_and_a_seeded_run_repeats():
     def run() -> list[np.ndarray]:
         envs = SingleSeatVectorEnv("knock", num_envs=6, opponents=os.path.join(FIXTURES, "knock_structured.pt"),
                                    seed=7)
-        obs, infos = envs.reset()
-        rng = np.random.default_rng(7)
-        out = [obs]
-        for _ in range(30):
-            obs, rewards, _, _, infos = envs.step(random_actions(infos, rng))
-            out += [obs, rewards]
-        return out
+        return trajectory(envs, 7, 30)
 
-    first, second = run(), run()
-    assert all(np.array_equal(a, b) for a, b in zip(first, second))
+    assert same(run(), run())
+
+
+def test_the_rule_based_loop_plays_the_same_in_slices_on_threads_as_on_one(monkeypatch):
+    """With more than one thread, rule-based opponents play their compiled loop (its games equal to SingleSeatEnv's:
+    tests/differential); its parallel build, in slices from 256 waiting games, plays what its serial build plays."""
+    from euchre_env.agents.rule_based import compiled
+
+    def run() -> list[np.ndarray]:
+        envs = SingleSeatVectorEnv("knock", num_envs=300, opponents="rules", observation="structured", seed=4,
+                                   threads=2)
+        return trajectory(envs, 4, 25)
+
+    calls = []
+    loop = compiled.RuleBasedVector.play_until_learner
+    monkeypatch.setattr(compiled.RuleBasedVector, "play_until_learner",
+                        lambda self, games, observe: calls.append(games.size) or loop(self, games, observe))
+    sliced = run()
+    assert max(calls) >= compiled.PARALLEL_FROM  # the parallel build ran
+    monkeypatch.setattr(compiled, "PARALLEL_FROM", 10**9)
+    assert same(sliced, run())
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -104,17 +132,11 @@ def test_a_network_plays_the_same_from_the_observers_entries_as_from_dense_rows(
     def run(agent) -> list[np.ndarray]:
         envs = SingleSeatVectorEnv("knock", num_envs=300, opponents=agent, observation="structured", seed=11,
                                    threads=threads)
-        obs, infos = envs.reset()
-        rng = np.random.default_rng(11)
-        out = [obs]
-        for _ in range(25):
-            obs, rewards, _, _, infos = envs.step(random_actions(infos, rng))
-            out += [obs, rewards]
-        return out
+        return trajectory(envs, 11, 25)
 
     before = torch.get_num_threads()
     try:
-        assert all(np.array_equal(a, b) for a, b in zip(run(sparse), run(dense)))
+        assert same(run(sparse), run(dense))
     finally:
         torch.set_num_threads(before)
 

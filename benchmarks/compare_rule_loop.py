@@ -1,0 +1,40 @@
+"""The rule-based opponents' compiled loop against the rounds of Python it replaces, in one process, alternating
+every few seconds so that a busy machine slows both alike: ``SingleSeatVectorEnv`` knock, structured, a random
+learner, 4,096 games.
+
+    python benchmarks/compare_rule_loop.py --threads 1
+    python benchmarks/compare_rule_loop.py --threads 0      # every core (threads=None)
+
+The env uses the loop only with more than one thread (on one it measured slower than the rounds); this script
+times both paths whatever ``--threads`` says. docs/vector.md reports its output.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from alternating import alternate, report
+
+from euchre_env import SingleSeatVectorEnv
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--threads", type=int, default=0, help="the env's threads (0: every core)")
+    parser.add_argument("--num-envs", type=int, default=4096)
+    parser.add_argument("--rounds", type=int, default=7, help="alternating timings of each path")
+    parser.add_argument("--seconds", type=float, default=2.0, help="seconds a timing")
+    args = parser.parse_args()
+    threads = args.threads or None
+    runs = {}
+    for path in ("rounds", "loop"):
+        envs = SingleSeatVectorEnv("knock", num_envs=args.num_envs, opponents="rules", observation="structured",
+                                   seed=0, threads=threads)
+        runs[path] = (envs, lambda envs=envs, on=path == "loop": setattr(envs, "_opponent_loop", on))
+    rates = alternate(runs, args.num_envs, args.rounds, args.seconds)
+    report(f"{args.num_envs} games, threads={threads}, {args.rounds} alternating timings of {args.seconds:g} s; "
+           "learner decisions a second:", rates, "loop", "rounds")
+
+
+if __name__ == "__main__":
+    main()
