@@ -850,13 +850,14 @@ def decide_games(games, out, st, hands, tc, ts, masks, layout, ids, iopt, level_
     if not _layout_ok(layout):
         out[:] = STALE
         return
-    counts = np.zeros((6, iopt[I_NIDS]), np.int64)  # scratch shared by the games: _decide_one's card counts
+    nids = iopt[I_NIDS]  # scratch shared by the games: _decide_one's card counts
+    hand, tmp, gone = np.zeros(nids, np.int64), np.zeros(nids, np.int64), np.zeros(nids, np.int64)
+    nogone, out_cards, cards = np.zeros(nids, np.int64), np.zeros(nids, np.int64), np.zeros(nids, np.int64)
     voids = np.zeros((4, NUM_SUITS), np.int64)
     for i in range(games.shape[0]):
         g = games[i]
         out[i] = _decide_one(g, masks[g], st, hands, tc, ts, ids, iopt, level_of, eff, power, ranking, rlen, upval, w,
-                             trump_value, ace_value, counts[0], counts[1], counts[2], counts[3], counts[4], counts[5],
-                             voids)
+                             trump_value, ace_value, hand, tmp, gone, nogone, out_cards, cards, voids)
 
 
 @njit(cache=True)
@@ -955,13 +956,14 @@ def _play_until_learner(chunks, games, ended, codes, observe, st, hands, dealt, 
     while k > 0:
         for c in prange(chunks):  # every active game's decision
             lo, hi = k * c // chunks, k * (c + 1) // chunks
-            amask, cnt = amasks[c], counts[c]
+            amask, cnt, void = amasks[c], counts[c], voids[c]
+            hand, tmp, gone, nogone, out_cards, cards = cnt[0], cnt[1], cnt[2], cnt[3], cnt[4], cnt[5]
             for j in range(lo, hi):
                 g = games[active[j]]
                 K.legal_mask(st, hands, dealt, tc, g, opt, tab, akind, aarg, eff, power, rank, amask)
                 actions[j] = _decide_one(g, amask, st, hands, tc, ts, ids, iopt, level_of, reff, rpower, ranking,
-                                         rlen, upval, w, trump_value, ace_value, cnt[0], cnt[1], cnt[2], cnt[3],
-                                         cnt[4], cnt[5], voids[c])
+                                         rlen, upval, w, trump_value, ace_value, hand, tmp, gone, nogone, out_cards,
+                                         cards, void)
         for j in prange(k):  # every move, and the learner's observation where it is to act next
             i = active[j]
             g = games[i]
