@@ -190,7 +190,8 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
         venv = self.venv
         # One opponent that plays its own loop (the rule-based twin), on the env's threads: its rounds in one
         # compiled call until the learner is to act or the hand ends, instead of a round of Python per opponent
-        # decision (1.24x on two cores; on one thread it measured 7% slower than these rounds: docs/vector.md).
+        # decision (about 1.3x on two cores; on one thread it measured 8-10% slower than these rounds:
+        # docs/vector.md).
         use_loop = venv.threads != 1 if self._opponent_loop is None else self._opponent_loop
         loop = None
         if use_loop and len(self._policies) == 1:

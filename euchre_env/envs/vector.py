@@ -306,7 +306,8 @@ class VectorEuchre:
     def state_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The live state ``(st, hands, dealt, tc, ts, calls)`` in the layout of :mod:`euchre_env.compiled.kernels`,
         for compiled readers of many games (``euchre_env.agents.rule_based.compiled``). Not copies: they change
-        with every step, and they are read-only (writing to them corrupts the games)."""
+        with every step, and they are read-only (writing to them corrupts the games), except to a compiled driver
+        that plays the games with the engine's own kernels (:meth:`driver_buffers`)."""
         return self._st, self._hands, self._dealt, self._tc, self._ts, self._calls
 
     def driver_buffers(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any]:
