@@ -45,7 +45,11 @@ docs/vector.md#compilation) and caches the result, as :mod:`euchre_env.compiled.
 
 Why one module: as for :mod:`euchre_env.compiled.kernels`, Numba's disk cache is checked per source file, and
 the decision kernels call one another; split across files, a changed helper would leave its callers' cached
-machine code stale.
+machine code stale. The kernels of one decision are inlined (``inline="always"``) into :func:`_decide_one`: a call
+between compiled functions passes each array as a structure and counts a reference to it on the way in and out,
+which at a dozen arrays a call cost more than the decisions' own work (knock, 4,096 games, one thread: 0.61 us a
+decision with the calls, 0.42 inlined). :func:`_decide_one` itself stays a call: inlined into the loop as well
+(0.37 us) its parallel and serial builds took 12 minutes to compile instead of about one.
 """
 
 from __future__ import annotations
@@ -282,7 +286,7 @@ def _ranking_arrays(cards) -> tuple[np.ndarray, np.ndarray]:
 
 
 # =============================================================================== heuristics.py
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _suit_length(hand, trump, s, ranking, rlen):
     """Cards ``hand`` holds of effective suit ``s`` under ``trump`` (``sum(_by_suit(...)[s].values())``)."""
     n = 0
@@ -317,7 +321,7 @@ def _walk(hand, gone, trump, s, ranking, rlen, ks):
     return j
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def trick_estimate(hand, trump, gone, ranking, rlen, w, trump_value, ace_value):
     """``heuristics.trick_estimate``: tricks ``hand`` should take with ``trump`` (``hand`` and ``gone``: copies of
     each card id)."""
@@ -350,7 +354,7 @@ def trick_estimate(hand, trump, gone, ranking, rlen, w, trump_value, ace_value):
     return value
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def alone_losers(hand, trump, gone, ranking, rlen):
     """``heuristics.alone_losers``: (expected losing tricks playing ``hand`` alone, trumps held)."""
     ks = np.empty(ranking.shape[2], np.int64)
@@ -368,7 +372,7 @@ def alone_losers(hand, trump, gone, ranking, rlen):
     return lost, n_trumps
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def best_discard(hand, trump, eff, power, ranking, rlen):
     """``heuristics.best_discard``: the card of ``hand`` to throw away with ``trump`` as trump."""
     suits, pw = eff[trump + 1], power[trump]
@@ -408,7 +412,7 @@ def best_discard(hand, trump, eff, power, ranking, rlen):
 
 
 # =============================================================================== rule_based.py: calling
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _dealer_hand(hand, upcard, trump, eff, power, ranking, rlen, out):
     """``rule_based._dealer_hand`` into ``out``: the dealer's hand after picking up ``upcard`` and discarding."""
     out[:] = hand
@@ -417,14 +421,14 @@ def _dealer_hand(hand, upcard, trump, eff, power, ranking, rlen, out):
     return out
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _alone_ok(hand, trump, gone, ranking, rlen, w):
     """``rule_based._alone_ok``: three or more trumps and at most ALONE_LOSERS expected losers."""
     lost, n_trumps = alone_losers(hand, trump, gone, ranking, rlen)
     return n_trumps >= 3 and lost <= w[W_ALONE_LOSERS]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _best_suit(hand, every, options, gone, ranking, rlen, w, trump_value, ace_value):
     """``rule_based._best_suit``: (the suit with the best estimate, that estimate) of the suits ``x`` with
     ``options[x]``, or with ``every`` of all four. Suits ascending with a strict > give ties to the lowest."""
@@ -438,13 +442,13 @@ def _best_suit(hand, every, options, gone, ranking, rlen, w, trump_value, ace_va
     return best, best_value
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _on(mask, a):
     """``a in legal`` for an id of the action table, -1 (a block the rules leave out) included."""
     return a >= 0 and mask[a]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _call1(st, g, seat, hand, mask, ids, nogone, tmp, eff, power, ranking, rlen, upval, w, trump_value, ace_value):
     """``rule_based._call1``: order the up-card's suit (alone or not) or pass."""
     trump = st[g, UPSUIT]
@@ -470,7 +474,7 @@ def _call1(st, g, seat, hand, mask, ids, nogone, tmp, eff, power, ranking, rlen,
     return ids[A_PASS]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _call2(hand, mask, ids, gone, ranking, rlen, w, trump_value, ace_value):
     """``rule_based._call2``: name the best suit left (alone or not), or pass."""
     best, own = _best_suit(hand, False, mask[ids[A_NAME]:ids[A_NAME] + NUM_SUITS], gone, ranking, rlen, w,
@@ -484,7 +488,7 @@ def _call2(hand, mask, ids, gone, ranking, rlen, w, trump_value, ace_value):
     return ids[A_PASS]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _defend(hand, trump, mask, ids, iopt, gone, eff, ranking, rlen, w, trump_value, ace_value):
     """``rule_based._defend``: defend alone with enough trumps and tricks, else pass."""
     own = trick_estimate(hand, trump, gone, ranking, rlen, w, trump_value, ace_value)
@@ -497,7 +501,7 @@ def _defend(hand, trump, mask, ids, iopt, gone, eff, ranking, rlen, w, trump_val
     return ids[A_PASS]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _discard(hand, trump, ids, nogone, tmp, eff, power, ranking, rlen, w, trump_value, ace_value):
     """``rule_based._discard``: the best discard once trump is known; the joker dealer of Bid Euchre, before
     the auction, keeps the hand whose best suit is strongest (key: that estimate, then -power[0][c], -c)."""
@@ -519,7 +523,7 @@ def _discard(hand, trump, ids, nogone, tmp, eff, power, ranking, rlen, w, trump_
     return ids[A_DISCARD] + best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _joker_suit(st, g, hand, ids, nogone, tmp, eff, power, ranking, rlen, w, trump_value, ace_value):
     """``rule_based._joker_suit``: the suit in which the hand, with the joker picked up and the best discard,
     is strongest (ties: the lowest suit)."""
@@ -533,7 +537,7 @@ def _joker_suit(st, g, hand, ids, nogone, tmp, eff, power, ranking, rlen, w, tru
     return ids[A_NAME] + best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _auction(st, g, seat, hand, mask, ids, iopt, level_of, nogone, ranking, rlen, w, trump_value, ace_value):
     """``rule_based._auction``: moon, help, the cheapest plain bid the hand is worth, ace no face, or pass."""
     best, own = _best_suit(hand, True, mask, nogone, ranking, rlen, w, trump_value, ace_value)
@@ -563,7 +567,7 @@ def _auction(st, g, seat, hand, mask, ids, iopt, level_of, nogone, ranking, rlen
     return ids[A_PASS]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _give_back(trump, mask, ids, power):
     """``rule_based._give_back``: the legal card of the highest power (ties: the lowest id)."""
     best = -1
@@ -573,7 +577,7 @@ def _give_back(trump, mask, ids, power):
     return ids[A_GIVE] + best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _gone(st, tc, g, seat, gone):
     """``rule_based._gone`` into ``gone`` (copies per card id): played, own discard, a turned-down card, and for
     the help bidder the card its partner sits out with."""
@@ -593,42 +597,48 @@ def _gone(st, tc, g, seat, gone):
 
 
 # =============================================================================== rule_based.py: card play
-@njit(cache=True)
+# The play kernels read what the Python agent recomputes per card from two per-suit rows, filled once a
+# decision by _play: the highest power among the cards still out (``master`` and ``safe`` ask only whether some
+# card out of a suit is higher) and the cards held (``Counter(suits[c] for c in hand)``). Rows of ``suit_rows``:
+# the shown voids of seats 0-3, then these two.
+TOP_OUT, HELD = 4, 5
+NOTHING_OUT = -(1 << 40)  # TOP_OUT of a suit with no card out: below every power
+
+
+@njit(cache=True, inline="always")
 def _beats(card, winning, suits, pw, trump):
     """``cards.beats``: ``card`` played after ``winning`` takes the trick from it."""
     return (suits[card] == trump or suits[card] == suits[winning]) and pw[card] > pw[winning]
 
 
-@njit(cache=True)
-def _master(c, out_cards, suits, pw):
+@njit(cache=True, inline="always")
+def _master(c, rows, suits, pw):
     """``_PlayContext.master``: no card still out is higher in ``c``'s suit."""
-    for x in range(out_cards.shape[0]):  # noqa: SIM110 (numba compiles no generator expressions)
-        if out_cards[x] and suits[x] == suits[c] and pw[x] > pw[c]:
+    return rows[TOP_OUT, suits[c]] <= pw[c]
+
+
+@njit(cache=True, inline="always")
+def _safe(c, me, behind, rows, suits, pw, trump):
+    """``_PlayContext.safe``: no opponent among the seats of the bit set ``behind`` can hold a card that beats
+    ``c`` (as far as its shown voids tell): a higher card out of ``c``'s suit, or of trump."""
+    for o in range(4):
+        if not (behind >> o) & 1 or o % 2 == me % 2:
+            continue
+        s = suits[c]
+        if not rows[o, s] and rows[TOP_OUT, s] > pw[c]:
+            return False
+        if trump >= 0 and trump != s and not rows[o, trump] and rows[TOP_OUT, trump] > pw[c]:
             return False
     return True
 
 
-@njit(cache=True)
-def _safe(c, me, behind, n_behind, out_cards, voids, suits, pw, trump):
-    """``_PlayContext.safe``: no opponent in ``behind[:n_behind]`` can hold a card that beats ``c`` (as far as
-    its shown voids tell)."""
-    for i in range(n_behind):
-        o = behind[i]
-        if o % 2 == me % 2:
-            continue
-        for x in range(out_cards.shape[0]):
-            if out_cards[x] and not voids[o, suits[x]] and _beats(x, c, suits, pw, trump):
-                return False
-    return True
-
-
-@njit(cache=True)
-def _throw_less(a, b, out_cards, suits, pw, trump):
+@njit(cache=True, inline="always")
+def _throw_less(a, b, rows, suits, pw, trump):
     """``_PlayContext.throw_key(a) < throw_key(b)``: side suits before trumps, non-masters first, low first."""
     ta, tb = suits[a] == trump, suits[b] == trump
     if ta != tb:
         return tb
-    ma, mb = _master(a, out_cards, suits, pw), _master(b, out_cards, suits, pw)
+    ma, mb = _master(a, rows, suits, pw), _master(b, rows, suits, pw)
     if ma != mb:
         return mb
     if pw[a] != pw[b]:
@@ -636,8 +646,8 @@ def _throw_less(a, b, out_cards, suits, pw, trump):
     return a < b
 
 
-@njit(cache=True)
-def _play(st, tc, ts, g, seat, hand, mask, ids, iopt, gone, out_cards, cards, voids, eff, power):
+@njit(cache=True, inline="always")
+def _play(st, tc, ts, g, seat, hand, mask, ids, iopt, gone, cards, rows, eff, power):
     """``rule_based._play``: the candidate cards (following suit even when reneging is allowed), the cards still
     out (no copy held or gone), the shown voids; then ``_PlayContext.follow`` or ``.lead``."""
     trump = st[g, TRUMP]
@@ -659,24 +669,28 @@ def _play(st, tc, ts, g, seat, hand, mask, ids, iopt, gone, out_cards, cards, vo
         if m > 0:
             n = m
     _gone(st, tc, g, seat, gone)
+    rows[:] = 0
+    rows[TOP_OUT, :] = NOTHING_OUT
     for c in range(nids):
-        out_cards[c] = iopt[I_COPIES] - hand[c] - gone[c] > 0
-    voids[:] = 0  # infostate.shown_voids
+        s = suits[c]
+        rows[HELD, s] += hand[c]
+        if iopt[I_COPIES] - hand[c] - gone[c] > 0 and pw[c] > rows[TOP_OUT, s]:
+            rows[TOP_OUT, s] = pw[c]
     active = 4 - st[g, OUT] - st[g, OUT + 1] - st[g, OUT + 2] - st[g, OUT + 3]
-    for k in range(ntr + 1):
+    for k in range(ntr + 1):  # infostate.shown_voids
         count = active if k < ntr else ncur
         if count > 0:
             led = suits[tc[g, k, 0]]
             for j in range(1, count):
                 if suits[tc[g, k, j]] != led:
-                    voids[ts[g, k, j], led] = 1
+                    rows[ts[g, k, j], led] = 1
     if ncur > 0:
-        return ids[A_PLAY] + _follow(st, tc, ts, g, seat, cards, n, out_cards, voids, suits, pw, trump)
-    return ids[A_PLAY] + _lead(st, g, seat, hand, cards, n, out_cards, voids, suits, pw, trump)
+        return ids[A_PLAY] + _follow(st, tc, ts, g, seat, cards, n, rows, suits, pw, trump)
+    return ids[A_PLAY] + _lead(st, g, seat, cards, n, rows, suits, pw, trump)
 
 
-@njit(cache=True)
-def _lead(st, g, me, hand, cards, n, out_cards, voids, suits, pw, trump):
+@njit(cache=True, inline="always")
+def _lead(st, g, me, cards, n, rows, suits, pw, trump):
     """``_PlayContext.lead`` over ``cards[:n]`` (ids ascending)."""
     partner = (me + 2) % 4
     partner_in = st[g, OUT + partner] == 0
@@ -692,52 +706,49 @@ def _lead(st, g, me, hand, cards, n, out_cards, voids, suits, pw, trump):
                 low = c
         else:
             n_side += 1
-    trumps_out = False
-    for x in range(out_cards.shape[0]):
-        if out_cards[x] and suits[x] == trump:
-            trumps_out = True
+    trumps_out = trump >= 0 and rows[TOP_OUT, trump] != NOTHING_OUT
     all_void = True  # every active opponent has shown void in trump
     for o in range(4):
-        if o % 2 != me % 2 and st[g, OUT + o] == 0 and not voids[o, trump]:
+        if o % 2 != me % 2 and st[g, OUT + o] == 0 and not rows[o, trump]:
             all_void = False
     opp_have_trump = trumps_out and not all_void
     maker = st[g, MAKER]
     we_made = maker >= 0 and maker % 2 == me % 2
     if we_made and n_trumps > 0 and opp_have_trump:
         if maker == me:
-            if _master(top, out_cards, suits, pw):
+            if _master(top, rows, suits, pw):
                 return top
             if n_trumps >= 3:
                 return low
         elif partner_in:
-            return top if _master(top, out_cards, suits, pw) else low
+            return top if _master(top, rows, suits, pw) else low
     best = -1  # the side-suit masters: min by (opponents shown void, cards held of the suit, -power, id)
     best_void = best_held = 0
     for i in range(n):
         c = cards[i]
-        if suits[c] == trump or not _master(c, out_cards, suits, pw):
+        if suits[c] == trump or not _master(c, rows, suits, pw):
             continue
         shown_void = 0
         for o in range(4):
-            if o % 2 != me % 2 and st[g, OUT + o] == 0 and voids[o, suits[c]]:
+            if o % 2 != me % 2 and st[g, OUT + o] == 0 and rows[o, suits[c]]:
                 shown_void += 1
-        held = _held_of(hand, suits, suits[c])
+        held = rows[HELD, suits[c]]
         if (best < 0 or shown_void < best_void or (shown_void == best_void and (
                 held < best_held or (held == best_held and pw[c] > pw[best])))):
             best, best_void, best_held = c, shown_void, held
     if best >= 0:
         return best
-    if n_trumps > 0 and _master(top, out_cards, suits, pw) and opp_have_trump and we_made:
+    if n_trumps > 0 and _master(top, rows, suits, pw) and opp_have_trump and we_made:
         return top
     if n_side > 0:
         if partner_in:  # low in a suit the partner is void in and no opponent is: min by (power, id)
             for i in range(n):
                 c = cards[i]
-                if suits[c] == trump or not voids[partner, suits[c]]:
+                if suits[c] == trump or not rows[partner, suits[c]]:
                     continue
                 opp_void = False
                 for o in range(4):
-                    if o % 2 != me % 2 and st[g, OUT + o] == 0 and voids[o, suits[c]]:
+                    if o % 2 != me % 2 and st[g, OUT + o] == 0 and rows[o, suits[c]]:
                         opp_void = True
                 if not opp_void and (best < 0 or pw[c] < pw[best]):
                     best = c
@@ -748,30 +759,19 @@ def _lead(st, g, me, hand, cards, n, out_cards, voids, suits, pw, trump):
             c = cards[i]
             if suits[c] == trump:
                 continue
-            length = _held_of(hand, suits, suits[c])
+            length = rows[HELD, suits[c]]
             if best < 0 or length < best_len or (length == best_len and pw[c] < pw[best]):
                 best, best_len = c, length
         return best
-    return top if _master(top, out_cards, suits, pw) else low
+    return top if _master(top, rows, suits, pw) else low
 
 
-@njit(cache=True)
-def _held_of(hand, suits, s):
-    """Cards of effective suit ``s`` in ``hand``, copies counted (``Counter(suits[c] for c in hand)[s]``)."""
-    n = 0
-    for c in range(hand.shape[0]):
-        if suits[c] == s:
-            n += hand[c]
-    return n
-
-
-@njit(cache=True)
-def _follow(st, tc, ts, g, me, cards, n, out_cards, voids, suits, pw, trump):
+@njit(cache=True, inline="always")
+def _follow(st, tc, ts, g, me, cards, n, rows, suits, pw, trump):
     """``_PlayContext.follow`` over ``cards[:n]`` (ids ascending)."""
     ntr, ncur = st[g, NTR], st[g, NCUR]
     partner = (me + 2) % 4
-    behind = np.empty(3, np.int64)  # _order_after(me) less the seats that played: active seats still to play
-    n_behind = 0
+    behind = 0  # _order_after(me) less the seats that played, as a bit set (only membership is asked)
     partner_behind = False
     for step in range(1, 4):
         x = (me + step) % 4
@@ -782,8 +782,7 @@ def _follow(st, tc, ts, g, me, cards, n, out_cards, voids, suits, pw, trump):
             if ts[g, ntr, j] == x:
                 played = True
         if not played:
-            behind[n_behind] = x
-            n_behind += 1
+            behind |= 1 << x
             partner_behind = partner_behind or x == partner
     w = 0  # cards.trick_winner: the first of equal cards wins
     for j in range(1, ncur):
@@ -794,16 +793,16 @@ def _follow(st, tc, ts, g, me, cards, n, out_cards, voids, suits, pw, trump):
     led = suits[tc[g, ntr, 0]]
     low = cards[0]
     for i in range(1, n):
-        if _throw_less(cards[i], low, out_cards, suits, pw, trump):
+        if _throw_less(cards[i], low, rows, suits, pw, trump):
             low = cards[i]
     if winner_seat == partner:
-        if _safe(winning, me, behind, n_behind, out_cards, voids, suits, pw, trump):
+        if _safe(winning, me, behind, rows, suits, pw, trump):
             return low
         cover = -1  # the lowest safe winner of the suit led
         for i in range(n):
             c = cards[i]
             if (_beats(c, winning, suits, pw, trump) and suits[c] == led
-                    and _safe(c, me, behind, n_behind, out_cards, voids, suits, pw, trump)
+                    and _safe(c, me, behind, rows, suits, pw, trump)
                     and (cover < 0 or pw[c] < pw[cover])):
                 cover = c
         return cover if cover >= 0 else low
@@ -816,21 +815,21 @@ def _follow(st, tc, ts, g, me, cards, n, out_cards, voids, suits, pw, trump):
             continue
         if highest < 0 or pw[c] > pw[highest]:
             highest = c
-        is_safe = _safe(c, me, behind, n_behind, out_cards, voids, suits, pw, trump)
+        is_safe = _safe(c, me, behind, rows, suits, pw, trump)
         if (cheapest < 0 or (is_safe and not cheapest_safe)
                 or (is_safe == cheapest_safe and pw[c] < pw[cheapest])):
             cheapest, cheapest_safe = c, is_safe
     if highest < 0:  # cannot win the trick
         return low
     if partner_behind:
-        return cheapest if _master(winning, out_cards, suits, pw) else low
+        return cheapest if _master(winning, rows, suits, pw) else low
     if cheapest_safe:
         return cheapest
     return highest
 
 
 # =============================================================================== the batch
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _layout_ok(layout):
     """The engine's layout compiled into these kernels is the live one (see _LAYOUT)."""
     if layout.shape[0] != len(_LAYOUT):
@@ -850,21 +849,22 @@ def decide_games(games, out, st, hands, tc, ts, masks, layout, ids, iopt, level_
     if not _layout_ok(layout):
         out[:] = STALE
         return
-    nids = iopt[I_NIDS]  # scratch shared by the games: _decide_one's card counts
+    nids = iopt[I_NIDS]  # scratch shared by the games: _decide_one's card counts and suit rows
     hand, tmp, gone = np.zeros(nids, np.int64), np.zeros(nids, np.int64), np.zeros(nids, np.int64)
-    nogone, out_cards, cards = np.zeros(nids, np.int64), np.zeros(nids, np.int64), np.zeros(nids, np.int64)
-    voids = np.zeros((4, NUM_SUITS), np.int64)
+    nogone, cards = np.zeros(nids, np.int64), np.zeros(nids, np.int64)
+    rows = np.zeros((HELD + 1, NUM_SUITS), np.int64)
     for i in range(games.shape[0]):
         g = games[i]
         out[i] = _decide_one(g, masks[g], st, hands, tc, ts, ids, iopt, level_of, eff, power, ranking, rlen, upval, w,
-                             trump_value, ace_value, hand, tmp, gone, nogone, out_cards, cards, voids)
+                             trump_value, ace_value, hand, tmp, gone, nogone, cards, rows)
 
 
 @njit(cache=True)
 def _decide_one(g, mask, st, hands, tc, ts, ids, iopt, level_of, eff, power, ranking, rlen, upval, w, trump_value,
-                ace_value, hand, tmp, gone, nogone, out_cards, cards, voids):
+                ace_value, hand, tmp, gone, nogone, cards, rows):
     """The action of game ``g``'s seat to act (absolute id; ``mask``: its legal actions), or a code as
-    :func:`decide_games` writes it. Scratch: the card counts ``hand`` ... ``cards`` and ``voids``."""
+    :func:`decide_games` writes it. Scratch: the card counts ``hand`` ... ``cards`` and the suit rows ``rows``
+    (``_play``)."""
     nids = iopt[I_NIDS]
     n_legal = 0
     first = -1
@@ -873,13 +873,15 @@ def _decide_one(g, mask, st, hands, tc, ts, ids, iopt, level_of, eff, power, ran
             n_legal += 1
             if first < 0:
                 first = a
+            elif n_legal == 2:  # a choice: the count is not needed further
+                break
     if n_legal <= 1:  # the only legal action (or none: NO_ACTION)
         return first
     seat, p, trump = st[g, CUR], st[g, PH], st[g, TRUMP]
     for c in range(nids):
         hand[c] = hands[g, seat, c]
     if p == PLAY:
-        a = _play(st, tc, ts, g, seat, hand, mask, ids, iopt, gone, out_cards, cards, voids, eff, power)
+        a = _play(st, tc, ts, g, seat, hand, mask, ids, iopt, gone, cards, rows, eff, power)
     elif p == CALL1:
         a = _call1(st, g, seat, hand, mask, ids, nogone, tmp, eff, power, ranking, rlen, upval, w, trump_value,
                    ace_value)
@@ -945,8 +947,8 @@ def _play_until_learner(chunks, games, ended, codes, observe, st, hands, dealt, 
         return
     n = games.shape[0]
     nids = iopt[I_NIDS]
-    counts = np.zeros((chunks, 6, nids), np.int64)  # each slice's scratch for _decide_one
-    voids = np.zeros((chunks, 4, NUM_SUITS), np.int64)
+    counts = np.zeros((chunks, 5, nids), np.int64)  # each slice's scratch for _decide_one
+    suit_rows = np.zeros((chunks, HELD + 1, NUM_SUITS), np.int64)
     active = np.arange(n)  # the games still to play, as indices into games
     actions = np.zeros(n, np.int64)
     stop = np.zeros(n, np.bool_)
@@ -956,14 +958,14 @@ def _play_until_learner(chunks, games, ended, codes, observe, st, hands, dealt, 
     while k > 0:
         for c in prange(chunks):  # every active game's decision
             lo, hi = k * c // chunks, k * (c + 1) // chunks
-            amask, cnt, void = amasks[c], counts[c], voids[c]
-            hand, tmp, gone, nogone, out_cards, cards = cnt[0], cnt[1], cnt[2], cnt[3], cnt[4], cnt[5]
+            amask, cnt, rows = amasks[c], counts[c], suit_rows[c]
+            hand, tmp, gone, nogone, cards = cnt[0], cnt[1], cnt[2], cnt[3], cnt[4]
             for j in range(lo, hi):
                 g = games[active[j]]
                 K.legal_mask(st, hands, dealt, tc, g, opt, tab, akind, aarg, eff, power, rank, amask)
                 actions[j] = _decide_one(g, amask, st, hands, tc, ts, ids, iopt, level_of, reff, rpower, ranking,
-                                         rlen, upval, w, trump_value, ace_value, hand, tmp, gone, nogone, out_cards,
-                                         cards, void)
+                                         rlen, upval, w, trump_value, ace_value, hand, tmp, gone, nogone, cards,
+                                         rows)
         for j in prange(k):  # every move, and the learner's observation where it is to act next
             i = active[j]
             g = games[i]
