@@ -38,19 +38,19 @@ which no decision reads). A rules field this file does not know (an option added
 :func:`supports` False, and callers fall back to the Python agent.
 
 Measured (``python -m tests.agents.test_rule_based_vector --decisions 100000``): 100,000 decisions with a choice in
-each of the test's 15 rule sets, 1.5 million in all, identical to the Python agent. On a shared 2-core machine,
-128 games of knock: about 1 us per decision with a choice (half of it the engine's legal masks) against
-60-100 us for ``ask_agent`` on a mirrored ``GameState``. The first call on a machine compiles (once per install;
-docs/vector.md#compilation) and caches the result, as :mod:`euchre_env.compiled.kernels` does.
+each of the test's 15 rule sets, 1.5 million in all, identical to the Python agent (last run 2026-12-04). Knock,
+4,096 games, one thread: 0.44 us a decision (``benchmarks/bench_rule_decisions.py``; the engine's legal masks not
+counted) against 60-100 us for ``ask_agent`` on a mirrored ``GameState``. The first call on a machine compiles (once
+per install; docs/vector.md#compilation) and caches the result, as :mod:`euchre_env.compiled.kernels` does.
 
-Why one module: as for :mod:`euchre_env.compiled.kernels`, Numba's disk cache is checked per source file, and
-the decision kernels call one another; split across files, a changed helper would leave its callers' cached
-machine code stale. The kernels of one decision are inlined (``inline="always"``) into :func:`_decide_one`: a call
-between compiled functions passes each array as a structure and counts a reference to it on the way in and out,
-which at a dozen arrays a call cost more than the decisions' own work (knock, 4,096 games, one thread: 0.61 us a
-decision with the calls, 0.42 inlined). :func:`_decide_one` itself stays a call: inlined into the loop as well
-(0.37 us) its parallel and serial builds took 12 minutes to compile instead of about one.
-"""
+Why one module: as for :mod:`euchre_env.compiled.kernels`, Numba's disk cache is checked per source file, and the
+decision kernels call one another; split across files, a changed helper would leave its callers' cached machine code
+stale. The kernels of one decision are inlined (``inline="always"``) into :func:`_decide_one`: a call between
+compiled functions passes each array as a structure and counts a reference to it on the way in and out, which at a
+dozen arrays a call cost more than the decisions' own work (``benchmarks/bench_rule_decisions.py``, knock, 4,096
+games, one thread: 0.61 us a decision with the calls, 0.43 inlined). :func:`_decide_one` itself stays a call:
+inlined into the loop as well (0.37 us) its parallel and serial builds took 12 minutes to compile instead of about
+one."""
 
 from __future__ import annotations
 
