@@ -5,8 +5,8 @@ learner, 4,096 games.
     python benchmarks/compare_rule_loop.py --threads 1
     python benchmarks/compare_rule_loop.py --threads 0      # every core (threads=None)
 
-The env uses the loop only with more than one thread (on one it measured slower than the rounds); this script
-times both paths whatever ``--threads`` says. docs/vector.md reports its output.
+The env uses the loop (``SingleSeatVectorEnv._opponent_loop``, True by default); this script times both paths.
+docs/vector.md reports its output.
 """
 
 from __future__ import annotations

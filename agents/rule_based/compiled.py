@@ -221,14 +221,18 @@ class RuleBasedVector:
         if venv.threads != 1 and games.size >= PARALLEL_FROM:
             venv.use_threads()
             chunks, kernel = 4 * numba.get_num_threads(), play_until_learner
-        ended = np.zeros(games.size, np.bool_)
-        codes = np.zeros(games.size, np.int64)
-        amasks = np.zeros((chunks, self._mask.shape[1]), np.bool_)
-        kernel(chunks, games, ended, codes, observe, st, hands, dealt, tc, ts, calls, obs, mask, raw, amasks, t.opt,
-               t.tab, t.akind, t.aarg, t.aalone, t.eff, t.power, t.rank, t.rnd, t.off, t.leader_at, t.card_at,
-               t.rnd_off, t.rnd_width, t.col, t.perms, t.cands, t.ncands, t.to_abs, t.structured,
-               venv.observation != "none", self._layout, self._ids, self._iopt, self._level, self._eff, self._power,
-               self._ranking, self._rlen, self._upval, self._w, self._trump_value, self._ace_value)
+        n = games.size
+        ended, codes = np.zeros(n, np.bool_), np.zeros(n, np.int64)
+        # The loop's scratch, made here: a kernel that allocates nothing is built without reference counting.
+        amasks = np.zeros((n, self._mask.shape[1]), np.bool_)
+        counts = np.zeros((chunks, 5, self._iopt[I_NIDS]), np.int64)
+        suit_rows = np.zeros((chunks, HELD + 1, NUM_SUITS), np.int64)
+        active, actions, stop = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.bool_)
+        kernel(chunks, games, ended, codes, observe, st, hands, dealt, tc, ts, calls, obs, mask, raw, amasks, counts,
+               suit_rows, active, actions, stop, t.opt, t.tab, t.akind, t.aarg, t.aalone, t.eff, t.power, t.rank, t.rnd,
+               t.off, t.leader_at, t.card_at, t.rnd_off, t.rnd_width, t.col, t.perms, t.cands, t.ncands, t.to_abs,
+               t.structured, venv.observation != "none", self._layout, self._ids, self._iopt, self._level, self._eff,
+               self._power, self._ranking, self._rlen, self._upval, self._w, self._trump_value, self._ace_value)
         if codes.size and codes.min() < 0:
             self._raise(games, codes)
         return ended
@@ -926,9 +930,10 @@ decide_chunks = njit(cache=True, parallel=True)(_decide_chunks)
 
 # =============================================================================== the opponents' loop
 def _play_until_learner(chunks, games, ended, codes, observe, st, hands, dealt, tc, ts, calls, obs, mask, raw, amasks,
-                        opt, tab, akind, aarg, aalone, eff, power, rank, rnd, off, leader_at, card_at, rnd_off,
-                        rnd_width, col, perms, cands, ncands, to_abs, structured, with_obs, layout, ids, iopt, level_of,
-                        reff, rpower, ranking, rlen, upval, w, trump_value, ace_value):
+                        counts, suit_rows, active, actions, stop, opt, tab, akind, aarg, aalone, eff, power, rank, rnd,
+                        off, leader_at, card_at, rnd_off, rnd_width, col, perms, cands, ncands, to_abs, structured,
+                        with_obs, layout, ids, iopt, level_of, reff, rpower, ranking, rlen, upval, w, trump_value,
+                        ace_value):
     """``SingleSeatVectorEnv``'s opponents' loop in one call, for games whose every other seat is this agent: each
     game of ``games`` (an unmarked seat to act) is played on, one decision of this agent after another in the
     seats ``observe`` does not mark, until a marked seat is to act (its observation and mask then written as the
@@ -940,30 +945,29 @@ def _play_until_learner(chunks, games, ended, codes, observe, st, hands, dealt, 
     It plays rounds, as the Python loop did (every waiting game's decision, then every move), but without
     returning to Python between them: one game played to its end at a time ran slower on one thread (the
     decisions', moves' and observations' code in turn does not stay in the instruction cache). ``chunks``
-    slices of a round run at once in the parallel build, each with its scratch (``amasks[c]``: the absolute
-    legal mask of its seat to act)."""
+    slices of a round run at once in the parallel build, each with its scratch for :func:`_decide_one`
+    (``counts[c]``, ``suit_rows[c]``). Scratch of the games: ``amasks[i]`` (the absolute legal mask of the seat to
+    act), ``active``, ``actions`` and ``stop``. It allocates nothing: both builds run without the runtime's
+    reference counting, which the serial build otherwise paid on every view of a game's rows."""
     if not _layout_ok(layout):
         codes[:] = STALE
         return
     n = games.shape[0]
-    nids = iopt[I_NIDS]
-    counts = np.zeros((chunks, 5, nids), np.int64)  # each slice's scratch for _decide_one
-    suit_rows = np.zeros((chunks, HELD + 1, NUM_SUITS), np.int64)
-    active = np.arange(n)  # the games still to play, as indices into games
-    actions = np.zeros(n, np.int64)
-    stop = np.zeros(n, np.bool_)
+    for i in range(n):  # the games still to play, as indices into games
+        active[i] = i
     ended[:] = False
     codes[:] = 0
     k = n
     while k > 0:
         for c in prange(chunks):  # every active game's decision
             lo, hi = k * c // chunks, k * (c + 1) // chunks
-            amask, cnt, rows = amasks[c], counts[c], suit_rows[c]
+            cnt, rows = counts[c], suit_rows[c]
             hand, tmp, gone, nogone, cards = cnt[0], cnt[1], cnt[2], cnt[3], cnt[4]
             for j in range(lo, hi):
+                K.legal_mask(st, hands, dealt, tc, games[active[j]], opt, tab, akind, aarg, eff, power, rank, amasks[j])
+            for j in range(lo, hi):
                 g = games[active[j]]
-                K.legal_mask(st, hands, dealt, tc, g, opt, tab, akind, aarg, eff, power, rank, amask)
-                actions[j] = _decide_one(g, amask, st, hands, tc, ts, ids, iopt, level_of, reff, rpower, ranking,
+                actions[j] = _decide_one(g, amasks[j], st, hands, tc, ts, ids, iopt, level_of, reff, rpower, ranking,
                                          rlen, upval, w, trump_value, ace_value, hand, tmp, gone, nogone, cards,
                                          rows)
         for j in prange(k):  # every move, and the learner's observation where it is to act next
@@ -994,7 +998,7 @@ def _play_until_learner(chunks, games, ended, codes, observe, st, hands, dealt, 
 # rather than loaded stale.
 with open(K.__file__, "rb") as _engine_source:
     _play_until_learner.__qualname__ += "_" + hashlib.sha1(_engine_source.read()).hexdigest()[:12]
-play_until_learner, play_until_learner_serial = two_builds(_play_until_learner)
+play_until_learner, play_until_learner_serial = two_builds(_play_until_learner, allocates=False)
 
 
 __all__ = ["RuleBasedVector", "supports"]

@@ -118,8 +118,8 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
         self._acting = np.zeros(self.num_envs, np.int64)  # the learner seat of each game's current decision
         self._mask: np.ndarray | None = None
         self._started = False
-        self._opponent_loop: bool | None = None  # None: an opponent's own loop on the env's threads only (a benchmark
-        # sets it to time both ways: benchmarks/compare_rule_loop.py)
+        self._opponent_loop = True  # an opponent's own compiled loop where it has one (False: rounds of Python; a
+        # benchmark times both ways: benchmarks/compare_rule_loop.py)
 
     # ------------------------------------------------------------------ queries
     def opponent_of(self, g: int) -> str:
@@ -190,11 +190,9 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
         venv = self.venv
         # One opponent that plays its own loop (the rule-based twin), on the env's threads: its rounds in one
         # compiled call until the learner is to act or the hand ends, instead of a round of Python per opponent
-        # decision (about 1.3x on two cores; on one thread it measured 8-10% slower than these rounds:
-        # docs/vector.md).
-        use_loop = venv.threads != 1 if self._opponent_loop is None else self._opponent_loop
+        # decision (about 1.3x on one thread and on two: docs/vector.md).
         loop = None
-        if use_loop and len(self._policies) == 1:
+        if self._opponent_loop and len(self._policies) == 1:
             loop = getattr(self._policies[0], "play_until_learner", None)
         while True:
             seat = venv.seats()

@@ -99,8 +99,8 @@ def test_a_network_opponent_and_a_seeded_run_repeats():
 
 
 def test_the_rule_based_loop_plays_the_same_in_slices_on_threads_as_on_one(monkeypatch):
-    """With more than one thread, rule-based opponents play their compiled loop (its games equal to SingleSeatEnv's:
-    tests/differential); its parallel build, in slices from 256 waiting games, plays what its serial build plays."""
+    """Rule-based opponents play their compiled loop (its games equal to SingleSeatEnv's: tests/differential); with
+    more than one thread its parallel build, in slices from 256 waiting games, plays what its serial build plays."""
     from euchre_env.agents.rule_based import compiled
 
     def run() -> list[np.ndarray]:
