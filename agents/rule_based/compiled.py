@@ -39,18 +39,26 @@ which no decision reads). A rules field this file does not know (an option added
 
 Measured (``python -m tests.agents.test_rule_based_vector --decisions 100000``): 100,000 decisions with a choice in
 each of the test's 15 rule sets, 1.5 million in all, identical to the Python agent (last run 2026-12-04). Knock,
-4,096 games, one thread: 0.44 us a decision (``benchmarks/bench_rule_decisions.py``; the engine's legal masks not
+4,096 games, one thread: 0.22 us a decision (``benchmarks/bench_rule_decisions.py``; the engine's legal masks not
 counted) against 60-100 us for ``ask_agent`` on a mirrored ``GameState``. The first call on a machine compiles (once
 per install; docs/vector.md#compilation) and caches the result, as :mod:`euchre_env.compiled.kernels` does.
 
 Why one module: as for :mod:`euchre_env.compiled.kernels`, Numba's disk cache is checked per source file, and the
 decision kernels call one another; split across files, a changed helper would leave its callers' cached machine code
-stale. The kernels of one decision are inlined (``inline="always"``) into :func:`_decide_one`: a call between
-compiled functions passes each array as a structure and counts a reference to it on the way in and out, which at a
-dozen arrays a call cost more than the decisions' own work (``benchmarks/bench_rule_decisions.py``, knock, 4,096
-games, one thread: 0.61 us a decision with the calls, 0.43 inlined). :func:`_decide_one` itself stays a call:
-inlined into the loop as well (0.37 us) its parallel and serial builds took 12 minutes to compile instead of about
-one."""
+stale.
+
+Why it is written as it is: a call between compiled functions passes each array as a structure and, in a build with
+the runtime's reference counting, counts a reference to it on the way in and out, and so does every view of a
+game's rows; at a dozen arrays a call that cost more than the decisions' own work. So the kernels of one decision
+are inlined (``inline="always"``) into :func:`_decide_one` (0.76 -> 0.61 us a decision with the per-suit rows of
+``_play``, -> 0.44 inlined), and the two batch kernels that call it, :func:`_decide_games` and
+:func:`_play_until_learner`, allocate nothing (the caller passes their scratch; ``_walk`` packs its counts into an
+integer; no slice assignment, which may copy through a temporary) and are built without reference counting
+(``two_builds(..., allocates=False)``: 0.44 -> 0.22 us). A kernel called from them is compiled in that build too,
+so an allocation anywhere in a decision fails to compile there ("NRT required but not enabled").
+:func:`_decide_one` itself stays a call: inlined into the loop as well its parallel and serial builds took 12
+minutes to compile instead of about one.
+"""
 
 from __future__ import annotations
 
@@ -124,6 +132,7 @@ JOKER_SUIT, CALL1, DISCARD, CALL2, DEFEND, AUCTION, NAME_TRUMP, GIVE, GIVE_BACK,
 # What a game's answer may be besides an action id (the wrapper turns them into exceptions).
 NO_ACTION, NOT_LEGAL, NO_RULE, STALE = -1, -2, -3, -4
 PARALLEL_FROM = 256  # fewer games than this are decided on the caller's thread: a parallel region costs more
+KS_BITS, KS_MASK = 4, 15  # _walk's counts, packed into one integer: a suit's ranking holds at most 15 cards
 
 
 def supports(rules: Rules) -> bool:
@@ -198,13 +207,13 @@ class RuleBasedVector:
                                t.tab, t.akind, t.aarg, t.eff, t.power, t.rank, t.off, t.leader_at, t.card_at,
                                t.rnd_off, t.rnd_width, t.col, t.perms, t.cands, t.ncands, t.to_abs, False, False)
         out = np.empty(games.size, np.int64)
-        args = (games, out, st, hands, tc, ts, self._mask, self._layout, self._ids, self._iopt, self._level, self._eff,
-                self._power, self._ranking, self._rlen, self._upval, self._w, self._trump_value, self._ace_value)
-        if self.venv.threads == 1 or games.size < PARALLEL_FROM:
-            decide_games(*args)
-        else:  # on the vector env's threads
+        chunks, kernel = 1, decide_games
+        if self.venv.threads != 1 and games.size >= PARALLEL_FROM:  # on the vector env's threads
             self.venv.use_threads()
-            decide_chunks(4 * numba.get_num_threads(), *args)
+            chunks, kernel = 4 * numba.get_num_threads(), decide_games_parallel
+        kernel(chunks, games, out, st, hands, tc, ts, self._mask, self._layout, self._ids, self._iopt, self._level,
+               self._eff, self._power, self._ranking, self._rlen, self._upval, self._w, self._trump_value,
+               self._ace_value, *self._scratch(chunks))
         if games.size and out.min() < 0:
             self._raise(games, out)
         return out
@@ -225,8 +234,7 @@ class RuleBasedVector:
         ended, codes = np.zeros(n, np.bool_), np.zeros(n, np.int64)
         # The loop's scratch, made here: a kernel that allocates nothing is built without reference counting.
         amasks = np.zeros((n, self._mask.shape[1]), np.bool_)
-        counts = np.zeros((chunks, 5, self._iopt[I_NIDS]), np.int64)
-        suit_rows = np.zeros((chunks, HELD + 1, NUM_SUITS), np.int64)
+        counts, suit_rows = self._scratch(chunks)
         active, actions, stop = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.bool_)
         kernel(chunks, games, ended, codes, observe, st, hands, dealt, tc, ts, calls, obs, mask, raw, amasks, counts,
                suit_rows, active, actions, stop, t.opt, t.tab, t.akind, t.aarg, t.aalone, t.eff, t.power, t.rank, t.rnd,
@@ -236,6 +244,11 @@ class RuleBasedVector:
         if codes.size and codes.min() < 0:
             self._raise(games, codes)
         return ended
+
+    def _scratch(self, chunks: int) -> tuple[np.ndarray, np.ndarray]:
+        """Each slice's scratch for ``_decide_one``: five card-count rows and the suit rows."""
+        return (np.zeros((chunks, 5, self._iopt[I_NIDS]), np.int64),
+                np.zeros((chunks, HELD + 1, NUM_SUITS), np.int64))
 
     def _raise(self, games: np.ndarray, out: np.ndarray) -> None:
         if out[0] == STALE:
@@ -276,6 +289,8 @@ def _bid_id(table, level) -> int:
 def _ranking_arrays(cards) -> tuple[np.ndarray, np.ndarray]:
     """``SuitTables.ranking`` as ``[trump, suit, i]`` (padded with -1) and the length of each list."""
     width = max(len(r) for t in range(NUM_SUITS) for r in cards.ranking[t].values())
+    if width > KS_MASK:  # _walk packs a count (at most the ranking's length) per held card into 64 bits
+        raise RuntimeError(f"a suit ranking of {width} cards is longer than the {KS_MASK} _walk can pack")
     ranking = np.full((NUM_SUITS, NUM_SUITS, width), -1, np.int64)
     rlen = np.zeros((NUM_SUITS, NUM_SUITS), np.int64)
     for t in range(NUM_SUITS):
@@ -304,11 +319,14 @@ def _suit_length(hand, trump, s, ranking, rlen):
 
 
 @njit(cache=True, inline="always")
-def _walk(hand, gone, trump, s, ranking, rlen, ks):
-    """``heuristics._walk``: for the ``j``-th card ``hand`` holds of suit ``s`` under ``trump``, best first,
-    ``ks[j]`` = the higher cards still out (neither held nor in ``gone``); returns the number held. A card's
-    copies are adjacent in the ranking, so each run starts from the card's held and gone counts."""
-    j = k = 0
+def _walk(hand, gone, trump, s, ranking, rlen):
+    """``heuristics._walk``: ``(j, ks)``, the number of cards ``hand`` holds of suit ``s`` under ``trump`` and,
+    for the ``j``-th of them, best first, the higher cards still out (neither held nor in ``gone``) as
+    ``_k(ks, j)``. A card's copies are adjacent in the ranking, so each run starts from the card's held and gone
+    counts. ``ks`` packs the counts KS_BITS to a card into one integer (a suit's ranking is at most 15 cards
+    long: ``_ranking_arrays``) so that no kernel of a decision allocates an array (they run in builds without
+    reference counting)."""
+    j = k = ks = 0
     prev = held = out = -1
     for i in range(rlen[trump, s]):
         c = ranking[trump, s, i]
@@ -316,35 +334,41 @@ def _walk(hand, gone, trump, s, ranking, rlen, ks):
             prev, held, out = c, hand[c], gone[c]
         if held > 0:
             held -= 1
-            ks[j] = k
+            ks |= k << (KS_BITS * j)
             j += 1
         elif out > 0:
             out -= 1
         else:
             k += 1
-    return j
+    return j, ks
+
+
+@njit(cache=True, inline="always")
+def _k(ks, j):
+    """The higher cards still out above the ``j``-th held card of a :func:`_walk`."""
+    return (ks >> (KS_BITS * j)) & KS_MASK
 
 
 @njit(cache=True, inline="always")
 def trick_estimate(hand, trump, gone, ranking, rlen, w, trump_value, ace_value):
     """``heuristics.trick_estimate``: tricks ``hand`` should take with ``trump`` (``hand`` and ``gone``: copies of
     each card id)."""
-    ks = np.empty(ranking.shape[2], np.int64)
     value = 0.0
-    n_trumps = _walk(hand, gone, trump, trump, ranking, rlen, ks)
+    n_trumps, ks = _walk(hand, gone, trump, trump, ranking, rlen)
     for j in range(n_trumps):
-        value += trump_value[ks[j]] if ks[j] < trump_value.shape[0] else w[W_FLOOR]
+        k = _k(ks, j)
+        value += trump_value[k] if k < trump_value.shape[0] else w[W_FLOOR]
     value += w[W_LENGTH] * max(0, n_trumps - 2)
     voids = 0
     for s in range(NUM_SUITS):
         if s == trump:
             continue
-        length = _walk(hand, gone, trump, s, ranking, rlen, ks)
+        length, ks = _walk(hand, gone, trump, s, ranking, rlen)
         if length == 0:
             voids += 1
             continue
         for j in range(length):
-            k = ks[j]
+            k = _k(ks, j)
             if j == 0 and k == 0:
                 value += ace_value[min(length, 3) - 1]
             elif j == 1 and k == 0:
@@ -361,18 +385,18 @@ def trick_estimate(hand, trump, gone, ranking, rlen, w, trump_value, ace_value):
 @njit(cache=True, inline="always")
 def alone_losers(hand, trump, gone, ranking, rlen):
     """``heuristics.alone_losers``: (expected losing tricks playing ``hand`` alone, trumps held)."""
-    ks = np.empty(ranking.shape[2], np.int64)
-    n_trumps = _walk(hand, gone, trump, trump, ranking, rlen, ks)
+    n_trumps, ks = _walk(hand, gone, trump, trump, ranking, rlen)
     top_run = 0
     for j in range(n_trumps):
-        top_run += ks[j] == 0
-    missing_above = ks[n_trumps - 1] if n_trumps else 0
+        top_run += _k(ks, j) == 0
+    missing_above = _k(ks, n_trumps - 1) if n_trumps else 0
     lost = 0.8 * min(n_trumps - top_run, missing_above)
     for s in range(NUM_SUITS):
         if s == trump:
             continue
-        for j in range(_walk(hand, gone, trump, s, ranking, rlen, ks)):
-            lost += (0.15 if j == 0 else 0.35 * j) if ks[j] == 0 else 1.0
+        held, ks = _walk(hand, gone, trump, s, ranking, rlen)
+        for j in range(held):
+            lost += (0.15 if j == 0 else 0.35 * j) if _k(ks, j) == 0 else 1.0
     return lost, n_trumps
 
 
@@ -419,7 +443,8 @@ def best_discard(hand, trump, eff, power, ranking, rlen):
 @njit(cache=True, inline="always")
 def _dealer_hand(hand, upcard, trump, eff, power, ranking, rlen, out):
     """``rule_based._dealer_hand`` into ``out``: the dealer's hand after picking up ``upcard`` and discarding."""
-    out[:] = hand
+    for c in range(hand.shape[0]):  # a loop: a slice assignment may copy through a temporary array
+        out[c] = hand[c]
     out[upcard] += 1
     out[best_discard(out, trump, eff, power, ranking, rlen)] -= 1
     return out
@@ -516,7 +541,8 @@ def _discard(hand, trump, ids, nogone, tmp, eff, power, ranking, rlen, w, trump_
     for c in range(hand.shape[0]):  # sorted(set(hand))
         if hand[c] == 0:
             continue
-        tmp[:] = hand
+        for x in range(hand.shape[0]):  # tmp[:] = hand, without a temporary array
+            tmp[x] = hand[x]
         tmp[c] -= 1
         after = trick_estimate(tmp, 0, nogone, ranking, rlen, w, trump_value, ace_value)
         for x in range(1, NUM_SUITS):
@@ -844,23 +870,29 @@ def _layout_ok(layout):
     return True
 
 
-@njit(cache=True)
-def decide_games(games, out, st, hands, tc, ts, masks, layout, ids, iopt, level_of, eff, power, ranking, rlen, upval,
-                 w, trump_value, ace_value):
+def _decide_games(chunks, games, out, st, hands, tc, ts, masks, layout, ids, iopt, level_of, eff, power, ranking,
+                  rlen, upval, w, trump_value, ace_value, counts, suit_rows):
     """``RuleBasedAgent.explain``'s action for the seat to act in each of ``games`` into ``out`` (absolute ids;
     ``masks[g]``: game ``g``'s legal actions). -1: nothing legal, -2: a rule chose an illegal action (a bug),
-    -3: no rule for the phase, -4 (every game): the engine's layout is not the one compiled in."""
+    -3: no rule for the phase, -4 (every game): the engine's layout is not the one compiled in.
+
+    ``chunks`` slices of ``games`` at once in the parallel build (on Numba's threads), slice ``c`` with the
+    scratch of :func:`_decide_one` ``counts[c]`` (five card-count rows) and ``suit_rows[c]``. It allocates
+    nothing, so both builds run without the runtime's reference counting (as the loop below)."""
     if not _layout_ok(layout):
         out[:] = STALE
         return
-    nids = iopt[I_NIDS]  # scratch shared by the games: _decide_one's card counts and suit rows
-    hand, tmp, gone = np.zeros(nids, np.int64), np.zeros(nids, np.int64), np.zeros(nids, np.int64)
-    nogone, cards = np.zeros(nids, np.int64), np.zeros(nids, np.int64)
-    rows = np.zeros((HELD + 1, NUM_SUITS), np.int64)
-    for i in range(games.shape[0]):
-        g = games[i]
-        out[i] = _decide_one(g, masks[g], st, hands, tc, ts, ids, iopt, level_of, eff, power, ranking, rlen, upval, w,
-                             trump_value, ace_value, hand, tmp, gone, nogone, cards, rows)
+    n = games.shape[0]
+    for c in prange(chunks):
+        lo, hi = n * c // chunks, n * (c + 1) // chunks
+        cnt, rows = counts[c], suit_rows[c]
+        for i in range(lo, hi):
+            g = games[i]
+            out[i] = _decide_one(g, masks[g], st, hands, tc, ts, ids, iopt, level_of, eff, power, ranking, rlen,
+                                 upval, w, trump_value, ace_value, cnt[0], cnt[1], cnt[2], cnt[3], cnt[4], rows)
+
+
+decide_games_parallel, decide_games = two_builds(_decide_games, allocates=False)
 
 
 @njit(cache=True)
@@ -914,18 +946,6 @@ def _decide_one(g, mask, st, hands, tc, ts, ids, iopt, level_of, eff, power, ran
     return a if 0 <= a < mask.shape[0] and mask[a] else NOT_LEGAL
 
 
-def _decide_chunks(chunks, games, out, st, hands, tc, ts, masks, layout, ids, iopt, level_of, eff, power, ranking, rlen,
-                   upval, w, trump_value, ace_value):
-    """:func:`decide_games` over ``chunks`` slices of ``games`` at once, each with scratch of its own: the
-    parallel build runs the chunks on Numba's threads (a vector env made with ``threads`` other than 1)."""
-    n = games.shape[0]
-    for c in prange(chunks):
-        lo, hi = n * c // chunks, n * (c + 1) // chunks
-        decide_games(games[lo:hi], out[lo:hi], st, hands, tc, ts, masks, layout, ids, iopt, level_of, eff, power,
-                     ranking, rlen, upval, w, trump_value, ace_value)
-
-
-decide_chunks = njit(cache=True, parallel=True)(_decide_chunks)
 
 
 # =============================================================================== the opponents' loop

@@ -169,7 +169,7 @@ def test_games_are_checked_and_answered_in_order():
 
 @pytest.mark.parametrize("name", ["knock", "bid"])
 def test_the_parallel_build_answers_as_the_serial_one(name):
-    """A vector env on several threads decides in chunks (decide_chunks): the same answers, game for game."""
+    """A vector env on several threads decides in slices (decide_games_parallel): the same answers, game for game."""
     serial = VectorEuchre(name, num_envs=600, seed=5, observation="none")
     parallel = VectorEuchre(name, num_envs=600, seed=5, observation="none", threads=2)
     one, many = RuleBasedVector(serial), RuleBasedVector(parallel)
