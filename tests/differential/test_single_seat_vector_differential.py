@@ -145,8 +145,8 @@ def main() -> None:
     args = parser.parse_args()
     for *case, threads, loop in CASES:
         n = play(*case, threads, num_envs=args.num_envs, steps=args.steps, seed=11, loop=loop)
-        path = "the loop" if loop else "rounds"
-        print(f"{' '.join(case)}, {threads} thread(s), {path}: {n:,} learner decisions identical", flush=True)
+        path = (", the loop" if loop else ", rounds") if case[1] == "rules" else ""  # other opponents: rounds
+        print(f"{' '.join(case)}, {threads} thread(s){path}: {n:,} learner decisions identical", flush=True)
 
 
 if __name__ == "__main__":
