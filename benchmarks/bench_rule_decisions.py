@@ -1,6 +1,6 @@
-"""The compiled rule-based agent's decisions, timed by phase: ``decide_games`` (serial) on the states of ``--num-envs``
-games the agent plays in every seat (``VectorEuchre``, observation ``"none"``), one thread, each phase's games in
-one call, timed on its second call (the first warms the caches). The engine's legal masks are computed before
+"""The compiled rule-based agent's decisions, timed by phase: ``RuleBasedVector._decide`` (one thread) on the states
+of ``--num-envs`` games the agent plays in every seat (``VectorEuchre``, observation ``"none"``), each phase's games
+in one call, timed on its second call (the first warms the caches). The engine's legal masks are computed before
 and not counted.
 
     python benchmarks/bench_rule_decisions.py --rules knock --steps 400
@@ -36,39 +36,22 @@ def main() -> None:
     spent: dict[int, float] = {}
     count: dict[int, int] = {}
     for _ in range(args.steps):
-        st, hands, _, tc, ts, _ = venv.state_arrays()
-        masks_of(twin, games)
+        twin._legal_masks(games)
+        phases = venv.state_arrays()[0][:, K.PH].copy()
         actions = np.empty(args.num_envs, np.int64)
-        phases = st[:, K.PH].copy()
         for phase in np.unique(phases):
             chosen = np.flatnonzero(phases == phase)
-            out = np.empty(chosen.size, np.int64)
-            call = (1, chosen, out, st, hands, tc, ts, twin._mask, twin._layout, twin._ids, twin._iopt,
-                    twin._level, twin._eff, twin._power, twin._ranking, twin._rlen, twin._upval, twin._w,
-                    twin._trump_value, twin._ace_value, *twin._scratch(1))
-            compiled.decide_games(*call)
+            twin._decide(chosen)  # warms the caches
             start = time.perf_counter()
-            compiled.decide_games(*call)
+            actions[chosen] = twin._decide(chosen)
             spent[phase] = spent.get(phase, 0.0) + time.perf_counter() - start
             count[phase] = count.get(phase, 0) + chosen.size
-            actions[chosen] = out
         venv.step(actions)
     total, n = sum(spent.values()), sum(count.values())
     print(f"{args.rules}, {args.num_envs} games, {n:,} decisions: {total / n * 1e6:.3f} us a decision")
     for phase in sorted(spent):
         print(f"  {Phase(phase).name:11s} {count[phase]:>10,} decisions  {spent[phase] / count[phase] * 1e6:.3f} us"
               f"  {spent[phase] / total:4.0%} of the time")
-
-
-def masks_of(twin: compiled.RuleBasedVector, games: np.ndarray) -> None:
-    """The engine's legal masks (absolute ids) of ``games`` into ``twin._mask``, as ``RuleBasedVector.actions``
-    computes them."""
-    st, hands, dealt, tc, ts, calls = twin.venv.state_arrays()
-    twin._st[:] = st  # the observer writes each game's frame field: it runs on a copy
-    t = twin._engine
-    K.observe_games_serial(twin._st, hands, dealt, tc, ts, calls, games, twin._obs, twin._mask, twin._raw, t.opt,
-                           t.tab, t.akind, t.aarg, t.eff, t.power, t.rank, t.off, t.leader_at, t.card_at,
-                           t.rnd_off, t.rnd_width, t.col, t.perms, t.cands, t.ncands, t.to_abs, False, False)
 
 
 if __name__ == "__main__":

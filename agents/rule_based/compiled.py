@@ -200,12 +200,24 @@ class RuleBasedVector:
         games = np.ascontiguousarray(games, np.int64)  # one compiled signature, whatever the caller passes
         if games.size and (games.min() < 0 or games.max() >= self.venv.num_envs):
             raise ValueError(f"game indices must be in 0..{self.venv.num_envs - 1}, got {games.min()}..{games.max()}")
+        self._legal_masks(games)
+        out = self._decide(games)
+        if games.size and out.min() < 0:
+            self._raise(games, out)
+        return out
+
+    def _legal_masks(self, games: np.ndarray) -> None:
+        """The engine's legal masks (absolute ids) of the seats to act in ``games`` into ``self._mask``."""
         st, hands, dealt, tc, ts, calls = self.venv.state_arrays()
         self._st[games] = st[games]  # the rows the observer reads (and writes each frame into)
         t = self._engine
         K.observe_games_serial(self._st, hands, dealt, tc, ts, calls, games, self._obs, self._mask, self._raw, t.opt,
                                t.tab, t.akind, t.aarg, t.eff, t.power, t.rank, t.off, t.leader_at, t.card_at,
                                t.rnd_off, t.rnd_width, t.col, t.perms, t.cands, t.ncands, t.to_abs, False, False)
+
+    def _decide(self, games: np.ndarray) -> np.ndarray:
+        """The decisions of ``games`` from the masks :meth:`_legal_masks` left (action ids or the kernel's codes)."""
+        st, hands, _, tc, ts, _ = self.venv.state_arrays()
         out = np.empty(games.size, np.int64)
         chunks, kernel = 1, decide_games
         if self.venv.threads != 1 and games.size >= PARALLEL_FROM:  # on the vector env's threads
@@ -214,8 +226,6 @@ class RuleBasedVector:
         kernel(chunks, games, out, st, hands, tc, ts, self._mask, self._layout, self._ids, self._iopt, self._level,
                self._eff, self._power, self._ranking, self._rlen, self._upval, self._w, self._trump_value,
                self._ace_value, *self._scratch(chunks))
-        if games.size and out.min() < 0:
-            self._raise(games, out)
         return out
 
     def play_until_learner(self, games: np.ndarray, observe: np.ndarray) -> np.ndarray:
