@@ -278,7 +278,7 @@ class NetworkPolicy:
                 return model.masked_logits(rows, torch.from_numpy(self._mask[:k]))
             if self._obs is None:
                 self._obs = np.zeros((self.venv.num_envs, self.agent.observer.size), np.float32)
-                self._raw = np.zeros((self.venv.num_envs, self._raw_width), np.float32)
+                self._raw = np.zeros((1, self._raw_width), np.float32)  # the serial observer's one slice of scratch
             K.observe_games_serial(self._st, hands, dealt, tc, ts, calls, games, self._obs, self._mask, self._raw,
                                    t.opt, t.tab, t.akind, t.aarg, t.eff, t.power, t.rank, t.off, t.leader_at,
                                    t.card_at, t.rnd_off, t.rnd_width, t.col, t.perms, t.cands, t.ncands, t.to_abs,

@@ -189,7 +189,7 @@ class RuleBasedVector:
         self._st = np.zeros((venv.num_envs, K.NF), np.int32)
         self._obs = np.zeros((venv.num_envs, 0), np.float32)
         self._mask = np.zeros((venv.num_envs, len(table)), np.bool_)
-        self._raw = np.zeros((venv.num_envs, raw_size), np.float32)
+        self._raw = np.zeros((1, raw_size), np.float32)  # the serial observer's one slice of scratch
 
     def actions(self, games: np.ndarray) -> np.ndarray:
         """``int64 [len(games)]``: the absolute action id ``RuleBasedAgent().act`` picks for the seat to act in
@@ -235,7 +235,7 @@ class RuleBasedVector:
         rounds of :meth:`actions` and ``step_games`` would leave them (``_play_until_learner``)."""
         venv = self.venv
         st, hands, dealt, tc, ts, calls = venv.state_arrays()
-        obs, mask, raw, t = venv.driver_buffers()
+        obs, mask, rows, t = venv.driver_buffers()
         chunks, kernel = 1, play_until_learner_serial
         if venv.threads != 1 and games.size >= PARALLEL_FROM:
             venv.use_threads()
@@ -245,6 +245,7 @@ class RuleBasedVector:
         # The loop's scratch, made here: a kernel that allocates nothing is built without reference counting.
         amasks = np.zeros((n, self._mask.shape[1]), np.bool_)
         counts, suit_rows = self._scratch(chunks)
+        raw = np.zeros((chunks, rows.shape[1]), np.float32)  # each slice's encoding scratch, as wide as the engine's
         active, actions, stop = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.bool_)
         kernel(chunks, games, ended, codes, observe, st, hands, dealt, tc, ts, calls, obs, mask, raw, amasks, counts,
                suit_rows, active, actions, stop, t.opt, t.tab, t.akind, t.aarg, t.aalone, t.eff, t.power, t.rank, t.rnd,
@@ -975,9 +976,11 @@ def _play_until_learner(chunks, games, ended, codes, observe, st, hands, dealt, 
     It plays rounds, as the Python loop did (every waiting game's decision, then every move), but without
     returning to Python between them: one game played to its end at a time ran slower on one thread (the
     decisions', moves' and observations' code in turn does not stay in the instruction cache). ``chunks``
-    slices of a round run at once in the parallel build, each with its scratch for :func:`_decide_one`
-    (``counts[c]``, ``suit_rows[c]``). Scratch of the games: ``amasks[i]`` (the absolute legal mask of the seat to
-    act), ``active``, ``actions`` and ``stop``. It allocates nothing: both builds run without the runtime's
+    slices of a round run at once in the parallel build, each deciding and then moving its games, with its
+    scratch for :func:`_decide_one` (``counts[c]``, ``suit_rows[c]``) and for the observation (``raw[c]``, the
+    engine's encoding row: one per slice stays in the cache, where one per game was written to memory and read
+    back at every observation). Scratch of the games: ``amasks[i]`` (the absolute legal mask of the seat to act),
+    ``active``, ``actions`` and ``stop``. It allocates nothing: both builds run without the runtime's
     reference counting, which the serial build otherwise paid on every view of a game's rows."""
     if not _layout_ok(layout):
         codes[:] = STALE
@@ -988,8 +991,9 @@ def _play_until_learner(chunks, games, ended, codes, observe, st, hands, dealt, 
     ended[:] = False
     codes[:] = 0
     k = n
+    size = off[K.B_SIZE]
     while k > 0:
-        for c in prange(chunks):  # every active game's decision
+        for c in prange(chunks):  # a slice of the active games: their decisions, then their moves
             lo, hi = k * c // chunks, k * (c + 1) // chunks
             cnt, rows = counts[c], suit_rows[c]
             hand, tmp, gone, nogone, cards = cnt[0], cnt[1], cnt[2], cnt[3], cnt[4]
@@ -1000,21 +1004,22 @@ def _play_until_learner(chunks, games, ended, codes, observe, st, hands, dealt, 
                 actions[j] = _decide_one(g, amasks[j], st, hands, tc, ts, ids, iopt, level_of, reff, rpower, ranking,
                                          rlen, upval, w, trump_value, ace_value, hand, tmp, gone, nogone, cards,
                                          rows)
-        for j in prange(k):  # every move, and the learner's observation where it is to act next
-            i = active[j]
-            g = games[i]
-            a = actions[j]
-            stop[j] = True
-            if a < 0:
-                codes[i] = a
-            elif K.apply(st, hands, dealt, tc, ts, calls, g, a, opt, tab, akind, aarg, aalone, eff, power, rank, rnd):
-                ended[i] = True
-            elif observe[g, st[g, K.CUR]]:
-                K._decide(st, hands, dealt, tc, ts, calls, g, obs[g], mask[g], raw[g, :off[K.B_SIZE]],
-                          raw[g, off[K.B_SIZE]:], opt, tab, akind, aarg, eff, power, rank, off, leader_at, card_at,
-                          rnd_off, rnd_width, col, perms, cands, ncands, to_abs, structured, with_obs)
-            else:
-                stop[j] = False
+            for j in range(lo, hi):  # every move, and the learner's observation where it is to act next
+                i = active[j]
+                g = games[i]
+                a = actions[j]
+                stop[j] = True
+                if a < 0:
+                    codes[i] = a
+                elif K.apply(st, hands, dealt, tc, ts, calls, g, a, opt, tab, akind, aarg, aalone, eff, power, rank,
+                             rnd):
+                    ended[i] = True
+                elif observe[g, st[g, K.CUR]]:
+                    K._decide(st, hands, dealt, tc, ts, calls, g, obs[g], mask[g], raw[c, :size], raw[c, size:], opt,
+                              tab, akind, aarg, eff, power, rank, off, leader_at, card_at, rnd_off, rnd_width, col,
+                              perms, cands, ncands, to_abs, structured, with_obs)
+                else:
+                    stop[j] = False
         m = 0
         for j in range(k):
             if not stop[j]:

@@ -682,12 +682,14 @@ def _decide(st, hands, dealt, tc, ts, calls, g, obs, mask, raw, amask, opt, tab,
 def _observe_games(st, hands, dealt, tc, ts, calls, games, obs, mask, raw, opt, tab, akind, aarg, eff, power, rank,
                    off, leader_at, card_at, rnd_off, rnd_width, col, perms, cands, ncands, to_abs, structured,
                    with_obs):
-    """Observation (with ``with_obs``) and mask of the seat to act in each of ``games``, in its frame."""
-    for i in prange(games.shape[0]):
-        g = games[i]
-        _decide(st, hands, dealt, tc, ts, calls, g, obs[g], mask[g], raw[g, :off[B_SIZE]], raw[g, off[B_SIZE]:], opt,
-                tab, akind, aarg, eff, power, rank, off, leader_at, card_at, rnd_off, rnd_width, col, perms, cands,
-                ncands, to_abs, structured, with_obs)
+    """Observation (with ``with_obs``) and mask of the seat to act in each of ``games``, in its frame; in
+    ``len(raw)`` slices, slice ``c`` with the scratch row ``raw[c]`` (see :func:`_step_all`)."""
+    n, chunks, size = games.shape[0], raw.shape[0], off[B_SIZE]
+    for c in prange(chunks):
+        for i in range(n * c // chunks, n * (c + 1) // chunks):
+            _decide(st, hands, dealt, tc, ts, calls, games[i], obs[games[i]], mask[games[i]], raw[c, :size],
+                    raw[c, size:], opt, tab, akind, aarg, eff, power, rank, off, leader_at, card_at, rnd_off,
+                    rnd_width, col, perms, cands, ncands, to_abs, structured, with_obs)
 
 
 def _observe_games_sparse(st, hands, dealt, tc, ts, calls, games, chunks, size, rows, mask, raw, ptr, col, val, opt,
@@ -744,14 +746,21 @@ def _step_all(st, hands, dealt, tc, ts, calls, actions, ended, obs, mask, raw, o
               power, rank, rnd, off, leader_at, card_at, rnd_off, rnd_width, col, perms, cands, ncands, to_abs,
               structured, with_obs):
     """Apply every game's action (in its frame; all legal); ``ended[g]``: the hand ended. The games that go on
-    get their next observation and mask at once (the game's state is still in cache)."""
-    for g in prange(st.shape[0]):
-        a = to_abs[st[g, FRAME], actions[g]]
-        ended[g] = apply(st, hands, dealt, tc, ts, calls, g, a, opt, tab, akind, aarg, aalone, eff, power, rank, rnd)
-        if not ended[g]:
-            _decide(st, hands, dealt, tc, ts, calls, g, obs[g], mask[g], raw[g, :off[B_SIZE]], raw[g, off[B_SIZE]:],
-                    opt, tab, akind, aarg, eff, power, rank, off, leader_at, card_at, rnd_off, rnd_width, col, perms,
-                    cands, ncands, to_abs, structured, with_obs)
+    get their next observation and mask at once (the game's state is still in cache).
+
+    The games go in ``len(raw)`` slices (run at once in the parallel build), slice ``c`` encoding into the
+    scratch row ``raw[c]`` (the absolute encoding, then the absolute mask): one row per slice stays in the
+    cache, where a row per game was written to memory and read back at every observation."""
+    n, chunks, size = st.shape[0], raw.shape[0], off[B_SIZE]
+    for c in prange(chunks):
+        for g in range(n * c // chunks, n * (c + 1) // chunks):
+            a = to_abs[st[g, FRAME], actions[g]]
+            ended[g] = apply(st, hands, dealt, tc, ts, calls, g, a, opt, tab, akind, aarg, aalone, eff, power, rank,
+                             rnd)
+            if not ended[g]:
+                _decide(st, hands, dealt, tc, ts, calls, g, obs[g], mask[g], raw[c, :size], raw[c, size:], opt, tab,
+                        akind, aarg, eff, power, rank, off, leader_at, card_at, rnd_off, rnd_width, col, perms,
+                        cands, ncands, to_abs, structured, with_obs)
 
 
 def _step_games(st, hands, dealt, tc, ts, calls, games, actions, ended, observe, identity, obs, mask, raw, opt, tab,
@@ -759,20 +768,24 @@ def _step_games(st, hands, dealt, tc, ts, calls, games, actions, ended, observe,
                 cands, ncands, to_abs, structured, with_obs):
     """:func:`_step_all` for the games ``games`` alone (``actions[i]`` for ``games[i]``; ``ended[i]``), and a game
     that goes on is observed only for a seat that ``observe[g, seat]`` marks: any other seat to act gets its
-    legal mask in absolute ids and the frame ``identity`` (whose ids are the absolute ones), not encoded."""
-    for i in prange(games.shape[0]):
-        g = games[i]
-        a = to_abs[st[g, FRAME], actions[i]]
-        ended[i] = apply(st, hands, dealt, tc, ts, calls, g, a, opt, tab, akind, aarg, aalone, eff, power, rank, rnd)
-        if ended[i]:
-            continue
-        if observe[g, st[g, CUR]]:
-            _decide(st, hands, dealt, tc, ts, calls, g, obs[g], mask[g], raw[g, :off[B_SIZE]], raw[g, off[B_SIZE]:],
-                    opt, tab, akind, aarg, eff, power, rank, off, leader_at, card_at, rnd_off, rnd_width, col, perms,
-                    cands, ncands, to_abs, structured, with_obs)
-        else:
-            legal_mask(st, hands, dealt, tc, g, opt, tab, akind, aarg, eff, power, rank, mask[g])
-            st[g, FRAME] = identity
+    legal mask in absolute ids and the frame ``identity`` (whose ids are the absolute ones), not encoded. Slices
+    and their scratch rows ``raw[c]`` as in :func:`_step_all`."""
+    n, chunks, size = games.shape[0], raw.shape[0], off[B_SIZE]
+    for c in prange(chunks):
+        for i in range(n * c // chunks, n * (c + 1) // chunks):
+            g = games[i]
+            a = to_abs[st[g, FRAME], actions[i]]
+            ended[i] = apply(st, hands, dealt, tc, ts, calls, g, a, opt, tab, akind, aarg, aalone, eff, power, rank,
+                             rnd)
+            if ended[i]:
+                continue
+            if observe[g, st[g, CUR]]:
+                _decide(st, hands, dealt, tc, ts, calls, g, obs[g], mask[g], raw[c, :size], raw[c, size:], opt, tab,
+                        akind, aarg, eff, power, rank, off, leader_at, card_at, rnd_off, rnd_width, col, perms,
+                        cands, ncands, to_abs, structured, with_obs)
+            else:
+                legal_mask(st, hands, dealt, tc, g, opt, tab, akind, aarg, eff, power, rank, mask[g])
+                st[g, FRAME] = identity
 
 
 @njit(cache=True)
@@ -863,20 +876,21 @@ def _start_hands(st, hands, dealt, tc, ts, calls, games, deals, upcards, opt, pr
 
 
 def _end_hands(st, hands, dealt, tc, ts, calls, games, u, pack, order, deal, episode_hand, max_hands, win_reward,
-               rewards, done, truncated, slot, final, final_seats, obs, mask, raw, opt, printed, tab, akind, aarg, eff,
-               power, rank, off, leader_at, card_at, rnd_off, rnd_width, col, perms, cands, ncands, to_abs, structured,
-               with_obs):
+               rewards, done, truncated, slot, final, observe, identity, obs, mask, raw, opt, printed, tab, akind, aarg,
+               eff, power, rank, off, leader_at, card_at, rnd_off, rnd_width, col, perms, cands, ncands, to_abs,
+               structured, with_obs):
     """The end of the hands of ``games`` (they ended at this step), as the env ends them, then their next deal.
 
     Rewards (``episodes.hand_end_reward``: team 0's margin, or with ``win_reward`` the game's result when the
     episode ends), ``done`` (the episode ended: ``episode_hand``, the game decided, or ``max_hands`` hands
     played, 0: no limit) and ``truncated`` (cut by ``max_hands``). ``slot[i]``: the row of ``final`` that holds
     the last observations of the seats of ``games[i]`` when its episode ended (with ``with_obs``), else -1; only
-    the seats ``final_seats[g]`` marks are encoded (a single-seat driver reads its learner's alone), the other
+    the seats ``observe[g]`` marks are encoded (a single-seat driver reads its learner's alone), the other
     rows of ``final`` are left as they were.
     Then every game deals on: the next hand by the next dealer, or a new game (scores 0) whose dealer is drawn
     from ``u[i, -1]``; the pack shuffled with ``u[i]`` (``order`` and ``deal`` are each game's scratch rows), and
-    the new hand's first observation and mask."""
+    the new hand's first mask, with its observation if ``observe`` marks the seat to act, else (as
+    :func:`_step_games` leaves an unmarked seat) in absolute ids under the frame ``identity``, not encoded."""
     npack = pack.shape[0]
     m = 0
     for i in range(games.shape[0]):  # the rewards and the episodes' ends: a few reads a game
@@ -904,32 +918,38 @@ def _end_hands(st, hands, dealt, tc, ts, calls, games, u, pack, order, deal, epi
     tricks = opt[O_TRICKS]
     is_bid = opt[O_BID] != 0
     extra = 1 if is_bid and opt[O_JOKER] >= 0 else 0  # Bid Euchre with the joker: the dealer takes the 25th card
-    for i in prange(games.shape[0]):  # the final observations and the next deal: each game on its own
-        g = games[i]
-        if slot[i] >= 0:
-            if with_obs:
-                for seat in range(4):
-                    if not final_seats[g, seat]:
-                        continue
-                    encode_seat(st, hands, tc, ts, calls, g, seat, final[slot[i], seat], raw[g, :off[B_SIZE]], opt,
-                                off, eff, power, leader_at, card_at, rnd_off, rnd_width, col, perms, cands, ncands,
-                                structured)
-            for f in range(SC, RMARGIN + 1):  # scores, hand number, games and rubber points, reneges, ...
-                st[g, f] = 0
-            st[g, WINNER] = -1
-            st[g, DEALER] = int(u[i, npack] * 4)  # u < 1
-        else:  # the deal passes left
-            st[g, DEALER] = _left(st[g, DEALER])
-            st[g, HANDNO] += 1
-        _shuffle(u[i], pack, order[g])
-        for s in range(4):
-            for j in range(deal.shape[2]):
-                deal[g, s, j] = -1
-        upcard = _lay_out(order[g], st[g, DEALER], tricks, extra, is_bid, deal[g])
-        start_hand(st, hands, dealt, tc, ts, calls, g, deal[g], upcard, opt, printed)
-        _decide(st, hands, dealt, tc, ts, calls, g, obs[g], mask[g], raw[g, :off[B_SIZE]], raw[g, off[B_SIZE]:], opt,
-                tab, akind, aarg, eff, power, rank, off, leader_at, card_at, rnd_off, rnd_width, col, perms, cands,
-                ncands, to_abs, structured, with_obs)
+    k, chunks, size = games.shape[0], raw.shape[0], off[B_SIZE]
+    for c in prange(chunks):  # the final observations and the next deal: each game on its own (slices as in
+        for i in range(k * c // chunks, k * (c + 1) // chunks):  # _step_all)
+            g = games[i]
+            if slot[i] >= 0:
+                if with_obs:
+                    for seat in range(4):
+                        if not observe[g, seat]:
+                            continue
+                        encode_seat(st, hands, tc, ts, calls, g, seat, final[slot[i], seat], raw[c, :size], opt,
+                                    off, eff, power, leader_at, card_at, rnd_off, rnd_width, col, perms, cands, ncands,
+                                    structured)
+                for f in range(SC, RMARGIN + 1):  # scores, hand number, games and rubber points, reneges, ...
+                    st[g, f] = 0
+                st[g, WINNER] = -1
+                st[g, DEALER] = int(u[i, npack] * 4)  # u < 1
+            else:  # the deal passes left
+                st[g, DEALER] = _left(st[g, DEALER])
+                st[g, HANDNO] += 1
+            _shuffle(u[i], pack, order[g])
+            for s in range(4):
+                for j in range(deal.shape[2]):
+                    deal[g, s, j] = -1
+            upcard = _lay_out(order[g], st[g, DEALER], tricks, extra, is_bid, deal[g])
+            start_hand(st, hands, dealt, tc, ts, calls, g, deal[g], upcard, opt, printed)
+            if observe[g, st[g, CUR]]:
+                _decide(st, hands, dealt, tc, ts, calls, g, obs[g], mask[g], raw[c, :size], raw[c, size:], opt, tab,
+                        akind, aarg, eff, power, rank, off, leader_at, card_at, rnd_off, rnd_width, col, perms, cands,
+                        ncands, to_abs, structured, with_obs)
+            else:
+                legal_mask(st, hands, dealt, tc, g, opt, tab, akind, aarg, eff, power, rank, mask[g])
+                st[g, FRAME] = identity
 
 
 # The batch kernels in two builds: parallel over games (every core), and serial, for callers whose cores are

@@ -172,14 +172,21 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         if not self._started:
             raise ValueError("step() before reset()")
-        step = self.venv.step_games(self._everyone, actions, self._observe)  # checks first: a bad one changes nothing
+        if self.copy:  # every game's row is written in this step: into a new array, returned without a copy
+            previous = self.venv.swap_observations(np.empty_like(self.venv.observations()))
+        try:
+            step = self.venv.step_games(self._everyone, actions, self._observe)  # checks first: nothing changed
+        except Exception:  # a bad action: the checks raise before any game or row changes
+            if self.copy:
+                self.venv.swap_observations(previous)
+            raise
         rewards = self._pending.copy()  # the hands that ended before the learner's first decision count now
         self._pending[:] = 0.0
         self._decided[:] = True  # every game was at a learner decision
         ends = _Ends(self.num_envs, self.venv.obs_size)
         self._account(step, rewards, ends)
         self._play_opponents(rewards, ends)
-        return self._out(), rewards, ends.terminated, ends.truncated, self._infos(ends)
+        return self.venv.observations(), rewards, ends.terminated, ends.truncated, self._infos(ends)
 
     def close_extras(self, **kwargs: Any) -> None:
         pass

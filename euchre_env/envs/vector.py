@@ -65,6 +65,8 @@ from euchre_env.game.seats import NUM_SEATS
 from euchre_env.views.observation import Observer
 from euchre_env.views.structured import OBSERVATIONS, StructuredObserver, suit_frames
 
+SLICES_PER_THREAD = 4
+
 VECTOR_EPISODE = "hand"  # short episodes by default, as the single-seat training view
 RESET_OPTIONS = ("deals",)
 VECTOR_OBSERVATIONS = (*OBSERVATIONS, "none")  # "none": masks and seats only, for search and engine-speed users
@@ -123,7 +125,10 @@ class VectorEuchre:
         self._calls = np.full((n, self._tables.rounds, NUM_SEATS), -1, np.int16)
         self._obs = np.zeros((n, self.obs_size), np.float32)
         self._mask = np.zeros((n, self.num_actions), np.bool_)
-        self._raw = np.zeros((n, self._tables.raw_size + self.num_actions), np.float32)
+        # The kernels' scratch: one encoding row per slice of a batch (compiled.kernels._step_all), four slices a
+        # thread so that a slow slice leaves the others work.
+        slices = 1 if serial else SLICES_PER_THREAD * numba.config.NUMBA_NUM_THREADS
+        self._raw = np.zeros((slices, self._tables.raw_size + self.num_actions), np.float32)
         extra = r.is_bid and r.joker  # Bid Euchre with the joker: the dealer takes the 25th card
         self._order = np.zeros((n, len(self._pack)), np.int16)  # each game's shuffled pack (scratch)
         self._deal = np.zeros((n, NUM_SEATS, r.hand_size + extra), np.int16)  # each game's deal (scratch)
@@ -212,9 +217,10 @@ class VectorEuchre:
         """:meth:`step` for the games ``games`` alone (ascending indices; ``actions[i]`` for ``games[i]``), for a
         driver that routes the seats itself (:class:`~euchre_env.envs.single_seat_vector.SingleSeatVectorEnv`).
 
-        After the step a game is observed only if ``observe[g, seat]`` (``bool [num_envs, 4]``) marks its seat to
-        act; any other seat's ``mask`` row is its legal actions in absolute ids (``info_frames()`` and the
-        conversions then use the identity frame) and its ``obs`` row is left as it was. What comes back is
+        After the step a game (its next hand's first decision too, where its hand ended) is observed only if
+        ``observe[g, seat]`` (``bool [num_envs, 4]``) marks its seat to act; any other seat's ``mask`` row is its
+        legal actions in absolute ids (``info_frames()`` and the conversions then use the identity frame) and its
+        ``obs`` row is left as it was. What comes back is
         :meth:`step`'s, over every game (zeros, ``False`` and no hand result for the games not stepped), except
         that ``info["final_observation"]`` holds the seats ``observe`` marks (zeros for the others)."""
         if not self._started:
@@ -255,6 +261,17 @@ class VectorEuchre:
     def observations(self) -> np.ndarray:
         """The observations of the last step (the env's own buffer: read it, do not keep it)."""
         return self._obs
+
+    def swap_observations(self, buffer: np.ndarray) -> np.ndarray:
+        """Make ``buffer`` (``float32 [num_envs, obs_size]``, C order) the env's observation buffer and return the
+        one it replaces. A driver that observes every game at every step (``SingleSeatVectorEnv``) hands each step
+        a new buffer and returns the written one to its caller as it is, instead of copying it out: the rows no
+        step writes keep whatever ``buffer`` held."""
+        if buffer.shape != self._obs.shape or buffer.dtype != np.float32 or not buffer.flags.c_contiguous:
+            raise ValueError(f"an observation buffer must be a C-ordered float32 array of shape {self._obs.shape}, "
+                             f"got {buffer.dtype} {buffer.shape}")
+        old, self._obs = self._obs, buffer
+        return old
 
     def current_deal(self, g: int) -> dict[str, Any]:
         """The deal of game ``g``'s current hand, as the env's ``options["deal"]`` takes it."""
@@ -311,7 +328,8 @@ class VectorEuchre:
         return self._st, self._hands, self._dealt, self._tc, self._ts, self._calls
 
     def driver_buffers(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any]:
-        """``(obs, mask, raw, tables)``: the step's output buffers, the observer's scratch and the kernel tables,
+        """``(obs, mask, raw, tables)``: the step's output buffers, the observer's scratch (one row per slice of a
+        batch; a driver that runs its own slices sizes its own rows as wide) and the kernel tables,
         for a compiled driver that plays games itself with the engine's own kernels (the rule-based twin's
         opponents' loop, ``RuleBasedVector.play_until_learner``): it must leave each game as :meth:`step_games`
         would, and end the hands that end with :meth:`end_hands`."""
@@ -410,8 +428,9 @@ class VectorEuchre:
     def _end_hands(self, games: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray,
                    info: dict, final_seats: np.ndarray) -> None:
         """The hands of ``games`` ended: rewards, episode ends, the final observations of the seats
-        ``final_seats[g]`` marks (zeros for the others), then every one deals on (the next hand, or a new game), in
-        one compiled pass (``compiled.kernels.end_hands``)."""
+        ``final_seats[g]`` marks (zeros for the others), then every one deals on (the next hand, or a new game, its
+        first seat to act observed if ``final_seats`` marks it), in one compiled pass
+        (``compiled.kernels.end_hands``)."""
         info["hand_result"] = _HandResults(self, games)  # snapshots the results before the next deal
         k = games.size
         u = self._rng.random((k, len(self._pack) + 1))  # each game's shuffle, and a new game's dealer
@@ -421,9 +440,9 @@ class VectorEuchre:
         self._end_hands_kernel(
             self._st, self._hands, self._dealt, self._tc, self._ts, self._calls, games, u, self._pack, self._order,
             self._deal, self.episode == "hand", self.max_hands or 0, self.reward_mode == "win", rewards, done,
-            truncated, slot, final, final_seats, self._obs, self._mask, self._raw, t.opt, t.printed, t.tab, t.akind,
-            t.aarg, t.eff, t.power, t.rank, t.off, t.leader_at, t.card_at, t.rnd_off, t.rnd_width, t.col, t.perms,
-            t.cands, t.ncands, t.to_abs, t.structured, self.observation != "none")
+            truncated, slot, final, final_seats, t.identity_frame, self._obs, self._mask, self._raw, t.opt, t.printed,
+            t.tab, t.akind, t.aarg, t.eff, t.power, t.rank, t.off, t.leader_at, t.card_at, t.rnd_off, t.rnd_width,
+            t.col, t.perms, t.cands, t.ncands, t.to_abs, t.structured, self.observation != "none")
         ended = slot >= 0
         info["final_index"] = games[ended]
         info["final_observation"] = final[:int(ended.sum())]
