@@ -237,8 +237,9 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
         if not finished.size:
             return
         mine = self._decided[finished]
-        games, slots = finished[mine], np.flatnonzero(mine)
-        ends.record(games, info["truncated"][games], info["final_observation"][slots, self._acting[games]])
+        games = finished[mine]
+        ends.record(games, info["truncated"][games], info["final_observation"], np.flatnonzero(mine),
+                    self._acting[games])
         ends.discarded[finished[~mine]] = True  # no learner decision in that episode: dealt again, not returned
         self._pending[finished] = 0.0
         self._decided[finished] = False
@@ -267,17 +268,21 @@ class _Ends:
         self.final_obs: np.ndarray | None = None
         self.any = False
 
-    def record(self, games: np.ndarray, truncated: np.ndarray, final: np.ndarray) -> None:
+    def record(self, games: np.ndarray, truncated: np.ndarray, final: np.ndarray, slots: np.ndarray,
+               seats: np.ndarray) -> None:
+        """Episodes of ``games`` ended; the learner's last observation of ``games[i]`` is ``final[slots[i],
+        seats[i]]`` (the engine's final observations, a row per ended game and seat)."""
         if not games.size:
             return
         if self.final_obs is None:
             self.final_obs = np.zeros((self._n, self._obs_size), np.float32)
         first = ~self.has_final[games]  # a game's first end of the step is the learner's (the rest are dealt again)
-        games, truncated, final = games[first], truncated[first], final[first]
+        if not first.all():
+            games, truncated, slots, seats = games[first], truncated[first], slots[first], seats[first]
         self.truncated[games] = truncated
         self.terminated[games] = ~truncated
         self.has_final[games] = True
-        self.final_obs[games] = final
+        self.final_obs[games] = final[slots, seats]
         self.any = True
 
 
