@@ -273,11 +273,18 @@ def _record_fresh_margins(selection: dict[str, Any], results: list[Any], seed: i
 def _train_command(args: argparse.Namespace, run_dir: str, resume: bool) -> str:
     """The command that continues this run (``resume``: from its latest.pt, with the run's own config)
     or starts it again as it was started, and ``make train`` where that is the same command."""
+    from euchre_env.training.config import RESUMABLE_CHANGES
+
     name = os.path.basename(run_dir)
     words = [PROG, "train"]
-    if not resume:  # the run's config.yaml holds the config and the overrides: a resume needs neither
+    if not resume:
         words += [*(["--config", args.config] if args.config else []), *(["--set", *args.overrides] if args.overrides
                                                                          else [])]
+    else:  # the run's config.yaml holds its config and first overrides, not what a resume changed (the budget)
+        keys = [o.partition("=")[0].strip() for o in args.overrides]
+        kept = [o for o, key in zip(args.overrides, keys)
+                if any(key == k or key.startswith(k + ".") for k in RESUMABLE_CHANGES)]
+        words += ["--set", *kept] if kept else []
     words += ["--run-name", name]
     words += ["--runs-dir", args.runs_dir] if args.runs_dir != "runs" else []
     words += [] if args.progress else ["--no-progress"]

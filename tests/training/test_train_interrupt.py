@@ -118,6 +118,22 @@ def test_cli_says_how_to_continue(tmp_path, monkeypatch, capsys):
     assert captured.err.endswith("\n" + last_line(captured.err) + "\n")  # on a line of its own, after the bars
 
 
+def test_the_continue_command_keeps_a_resumes_new_budget(tmp_path, monkeypatch, capsys):
+    # A run resumed with a longer budget (not written to its config.yaml) and interrupted again: the command it
+    # prints must carry that budget, or following it would end the run at the old one.
+    argv = ["train", "--config", TINY, "--set", *SPARSE, "--runs-dir", str(tmp_path), "--run-name", "more",
+            "--no-progress", "--no-final-eval"]
+    assert main(argv) == 0
+    capsys.readouterr()
+    interrupt_collect_at(monkeypatch, 3)  # the first run's 3,000 decisions are 3 updates
+    again = ["train", "--run-name", "more", "--runs-dir", str(tmp_path), "--resume", "--no-progress",
+             "--no-final-eval", "--set", "run.total_decisions=9000", "run.checkpoint_every=10"]
+    assert main(again) == 130
+    line = last_line(capsys.readouterr().err)
+    assert line.endswith(f"continue with: euchre train --set run.total_decisions=9000 --run-name more --runs-dir "
+                         f"{tmp_path} --no-progress --no-final-eval --resume"), line
+
+
 def test_cli_before_the_first_update_says_start_again(tmp_path, monkeypatch, capsys):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
