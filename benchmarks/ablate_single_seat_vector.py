@@ -2,12 +2,11 @@
 
 The README's loop (rules opponents, structured observation, a random learner choosing over the mask) runs for
 ``--seconds``; each kernel call is timed by a wrapper (a microsecond against calls of milliseconds). What is
-left over is Python and NumPy between the calls: the rounds of opponent moves, the rewards and episode ends,
-the returned arrays' copies, the learner's choice. That share is what a loop compiled whole could save at most.
-It times the Python rounds of opponent moves (the env's path before the rule-based loop); ``--loop`` times the
-env's default instead, the loop as one kernel call.
+left over is Python and NumPy between the calls: the env's checks and arrays, the learner's choice. By default it
+times the env's path, the rule-based opponents' whole step as one kernel call; ``--rounds`` times the rounds of
+Python decisions and engine steps it replaced (the rewards and episode ends then accounted in Python).
 
-    .venv/bin/python benchmarks/ablate_single_seat_vector.py --num-envs 4096 --seconds 10 [--loop]
+    .venv/bin/python benchmarks/ablate_single_seat_vector.py --num-envs 4096 --seconds 10 [--rounds]
 """
 
 from __future__ import annotations
@@ -39,18 +38,18 @@ def main() -> None:
     parser.add_argument("--num-envs", type=int, default=4096)
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--opponents", default="rules")
-    parser.add_argument("--loop", action="store_true", help="the rule-based opponents' compiled loop (the default)")
+    parser.add_argument("--rounds", action="store_true", help="rounds of Python, not the compiled whole step")
     args = parser.parse_args()
     spent: dict[str, float] = {}
     envs = SingleSeatVectorEnv("knock", num_envs=args.num_envs, opponents=args.opponents, observation="structured",
                                seed=0)
-    envs._opponent_loop = args.loop
+    envs._whole_steps = not args.rounds
     venv = envs.venv
     venv._step_games = timed(spent, "engine steps (with the learner's observation)", venv._step_games)
     venv._end_hands_kernel = timed(spent, "ends of hands and new deals", venv._end_hands_kernel)
     rule_kernels.decide_games = timed(spent, "rule-based decisions", rule_kernels.decide_games)
-    loop = rule_kernels.RuleBasedVector.play_until_learner
-    rule_kernels.RuleBasedVector.play_until_learner = timed(spent, "the rule-based loop", loop)
+    whole = rule_kernels.RuleBasedVector.single_seat_step
+    rule_kernels.RuleBasedVector.single_seat_step = timed(spent, "the whole step (one kernel call)", whole)
     engine_kernels.observe_games_serial = timed(spent, "the rule-based twin's legal masks",
                                                 engine_kernels.observe_games_serial)
     _, infos = envs.reset()

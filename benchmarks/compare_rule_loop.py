@@ -1,11 +1,11 @@
-"""The rule-based opponents' compiled loop against the rounds of Python it replaces, in one process, alternating
-every few seconds so that a busy machine slows both alike: ``SingleSeatVectorEnv`` knock, structured, a random
-learner, 4,096 games.
+"""The rule-based opponents' compiled whole step against the rounds of Python it replaces, in one process,
+alternating every few seconds so that a busy machine slows both alike: ``SingleSeatVectorEnv`` knock, structured,
+a random learner, 4,096 games.
 
     python benchmarks/compare_rule_loop.py --threads 1
     python benchmarks/compare_rule_loop.py --threads 0      # every core (threads=None)
 
-The env uses the loop (``SingleSeatVectorEnv._opponent_loop``, True by default); this script times both paths.
+The env uses the whole step (``SingleSeatVectorEnv._whole_steps``, True by default); this script times both paths.
 docs/vector.md reports its output.
 """
 
@@ -27,13 +27,13 @@ def main() -> None:
     args = parser.parse_args()
     threads = args.threads or None
     runs = {}
-    for path in ("rounds", "loop"):
+    for path in ("rounds", "whole step"):
         envs = SingleSeatVectorEnv("knock", num_envs=args.num_envs, opponents="rules", observation="structured",
                                    seed=0, threads=threads)
-        runs[path] = (envs, lambda envs=envs, on=path == "loop": setattr(envs, "_opponent_loop", on))
+        runs[path] = (envs, lambda envs=envs, on=path == "whole step": setattr(envs, "_whole_steps", on))
     rates = alternate(runs, args.num_envs, args.rounds, args.seconds)
     report(f"{args.num_envs} games, threads={threads}, {args.rounds} alternating timings of {args.seconds:g} s; "
-           "learner decisions a second:", rates, "loop", "rounds")
+           "learner decisions a second:", rates, "whole step", "rounds")
 
 
 if __name__ == "__main__":

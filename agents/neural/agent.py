@@ -31,6 +31,7 @@ import torch
 from euchre_env.agents.neural.checkpoint import CheckpointError, build_model, check_rules, load_checkpoint
 from euchre_env.agents.neural.network import ActorCritic, PolicyNet
 from euchre_env.agents.neural.sparse_input import SparseInputLinear, SparseRows
+from euchre_env.compiled.builds import SLICES_PER_THREAD
 from euchre_env.game.rules import Rules
 from euchre_env.views.infostate import InfoState
 from euchre_env.views.seat_view import seat_view
@@ -39,10 +40,9 @@ from euchre_env.views.structured import Frame, make_observer
 _MODELS: dict[tuple[str, int, int], tuple[PolicyNet, Rules, str]] = {}  # (path, mtime, size) -> what it plays
 # The harness builds one agent per seat and per deal: one observer per rule set and kind serves them all.
 _observer = lru_cache(maxsize=16)(make_observer)
-# A batch twin observes on the vector env's threads (one made with ``threads`` other than 1) from this many games,
-# in this many slices a thread (slices of unequal work even out); fewer games: a parallel region costs more.
+# A batch twin observes on the vector env's threads (one made with ``threads`` other than 1) from this many games
+# (in SLICES_PER_THREAD slices a thread); fewer games: a parallel region costs more.
 PARALLEL_FROM = 256
-PARALLEL_SLICES = 4
 
 
 def _load(path: str) -> tuple[PolicyNet, Rules, str]:
@@ -230,7 +230,7 @@ class NetworkPolicy:
         # The entries' buffers: room for every entry of every game, so that the slices of a parallel call can
         # each write from their first game's row on (the kernel's docstring); the scratch, one row a slice.
         width = -(-size // 8) * 8
-        slices = PARALLEL_SLICES * numba.config.NUMBA_NUM_THREADS
+        slices = SLICES_PER_THREAD * numba.config.NUMBA_NUM_THREADS
         self._rows = np.zeros((slices, width), np.float32)
         self._rows_raw = np.zeros((slices, self._raw_width), np.float32)
         self._ptr = np.zeros(n + 1, np.int64)
@@ -267,7 +267,7 @@ class NetworkPolicy:
                 slices = 1
                 if self.venv.threads != 1 and k >= PARALLEL_FROM:
                     self.venv.use_threads()
-                    slices = PARALLEL_SLICES * numba.get_num_threads()
+                    slices = SLICES_PER_THREAD * numba.get_num_threads()
                 kernel = K.observe_games_sparse_serial if slices == 1 else K.observe_games_sparse
                 kernel(self._st, hands, dealt, tc, ts, calls, games, slices, self.agent.observer.size, self._rows,
                        self._mask, self._rows_raw, self._ptr, self._col, self._val, t.opt, t.tab, t.akind, t.aarg,

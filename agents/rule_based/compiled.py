@@ -52,7 +52,7 @@ the runtime's reference counting, counts a reference to it on the way in and out
 game's rows; at a dozen arrays a call that cost more than the decisions' own work. So the kernels of one decision
 are inlined (``inline="always"``) into :func:`_decide_one` (0.76 -> 0.61 us a decision with the per-suit rows of
 ``_play``, -> 0.44 inlined), and the two batch kernels that call it, :func:`_decide_games` and
-:func:`_play_until_learner`, allocate nothing (the caller passes their scratch; ``_walk`` packs its counts into an
+:func:`_single_seat_step`, allocate nothing (the caller passes their scratch; ``_walk`` packs its counts into an
 integer; no slice assignment, which may copy through a temporary) and are built without reference counting
 (``two_builds(..., allocates=False)``: 0.44 -> 0.22 us). A kernel called from them is compiled in that build too,
 so an allocation anywhere in a decision fails to compile there ("NRT required but not enabled").
@@ -92,7 +92,7 @@ from euchre_env.agents.rule_based.heuristics import (
     upcard_value,
 )
 from euchre_env.compiled import kernels as K
-from euchre_env.compiled.builds import two_builds
+from euchre_env.compiled.builds import SLICES_PER_THREAD, two_builds
 from euchre_env.compiled.tables import kernel_tables
 from euchre_env.game.actions import BID, HELP, MOON
 from euchre_env.game.cards import NUM_SUITS
@@ -222,39 +222,45 @@ class RuleBasedVector:
         chunks, kernel = 1, decide_games
         if self.venv.threads != 1 and games.size >= PARALLEL_FROM:  # on the vector env's threads
             self.venv.use_threads()
-            chunks, kernel = 4 * numba.get_num_threads(), decide_games_parallel
+            chunks, kernel = SLICES_PER_THREAD * numba.get_num_threads(), decide_games_parallel
         kernel(chunks, games, out, st, hands, tc, ts, self._mask, self._layout, self._ids, self._iopt, self._level,
                self._eff, self._power, self._ranking, self._rlen, self._upval, self._w, self._trump_value,
                self._ace_value, *self._scratch(chunks))
         return out
 
-    def play_until_learner(self, games: np.ndarray, observe: np.ndarray) -> np.ndarray:
-        """Play each game of ``games`` (ascending int64; an unmarked seat to act) with this agent in every seat
-        ``observe`` (``bool [num_envs, 4]``) does not mark, until a marked seat is to act or the hand ends;
-        ``bool [len(games)]``: the hand ended (end it with the vector env's ``end_hands``). The games as the
-        rounds of :meth:`actions` and ``step_games`` would leave them (``_play_until_learner``)."""
+    def single_seat_step(self, actions: np.ndarray, observe: np.ndarray, learner_team: int, rewards: np.ndarray,
+                         pending: np.ndarray, decided: np.ndarray, acting: np.ndarray, terminated: np.ndarray,
+                         truncated: np.ndarray, has_final: np.ndarray, final_obs: np.ndarray) -> None:
+        """A whole ``SingleSeatVectorEnv`` step of every game in one compiled call (``_single_seat_step``): the
+        learner's ``actions`` (checked legal by the caller), this agent in every seat ``observe`` does not mark,
+        the hands that end accounted to the learner of team ``learner_team`` and dealt on as the vector env deals.
+        The arrays after ``learner_team`` are the env's accounts (``float32``, ``bool``, ``int64`` ``[num_envs]``)
+        and this step's ends (``final_obs``: ``float32 [num_envs, obs_size]``, zeros), written in place."""
         venv = self.venv
         st, hands, dealt, tc, ts, calls = venv.state_arrays()
         obs, mask, rows, t = venv.driver_buffers()
-        chunks, kernel = 1, play_until_learner_serial
-        if venv.threads != 1 and games.size >= PARALLEL_FROM:
+        pack, order, deal, streams = venv.deal_buffers()
+        n = venv.num_envs
+        chunks, kernel = 1, single_seat_step_serial
+        if venv.threads != 1 and n >= PARALLEL_FROM:
             venv.use_threads()
-            chunks, kernel = 4 * numba.get_num_threads(), play_until_learner
-        n = games.size
-        ended, codes = np.zeros(n, np.bool_), np.zeros(n, np.int64)
-        # The loop's scratch, made here: a kernel that allocates nothing is built without reference counting.
+            chunks, kernel = SLICES_PER_THREAD * numba.get_num_threads(), single_seat_step
+        codes, active, picks = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64)
+        # The kernel's scratch, made here: a kernel that allocates nothing is built without reference counting.
         amasks = np.zeros((n, self._mask.shape[1]), np.bool_)
         counts, suit_rows = self._scratch(chunks)
-        raw = np.zeros((chunks, rows.shape[1]), np.float32)  # each slice's encoding scratch, as wide as the engine's
-        active, actions, stop = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.bool_)
-        kernel(chunks, games, ended, codes, observe, st, hands, dealt, tc, ts, calls, obs, mask, raw, amasks, counts,
-               suit_rows, active, actions, stop, t.opt, t.tab, t.akind, t.aarg, t.aalone, t.eff, t.power, t.rank, t.rnd,
-               t.off, t.leader_at, t.card_at, t.rnd_off, t.rnd_width, t.col, t.perms, t.cands, t.ncands, t.to_abs,
-               t.structured, venv.observation != "none", self._layout, self._ids, self._iopt, self._level, self._eff,
-               self._power, self._ranking, self._rlen, self._upval, self._w, self._trump_value, self._ace_value)
-        if codes.size and codes.min() < 0:
-            self._raise(games, codes)
-        return ended
+        raw = np.zeros((chunks, rows.shape[1]), np.float32)
+        uniforms = np.zeros((chunks, pack.shape[0] + 1), np.float64)
+        kernel(chunks, actions, observe, learner_team, venv.episode == "hand", venv.max_hands or 0,
+               venv.reward_mode == "win", streams, uniforms, rewards, pending, decided, acting, terminated, truncated,
+               has_final, final_obs, codes, active, picks, amasks, counts, suit_rows, st, hands, dealt, tc, ts, calls,
+               obs, mask, raw, order, deal, pack, t.opt, t.printed, t.tab, t.akind, t.aarg, t.aalone, t.eff, t.power,
+               t.rank, t.rnd, t.off, t.leader_at, t.card_at, t.rnd_off, t.rnd_width, t.col, t.perms, t.cands,
+               t.ncands, t.to_abs, t.structured, venv.observation != "none", self._layout, self._ids, self._iopt,
+               self._level, self._eff, self._power, self._ranking, self._rlen, self._upval, self._w,
+               self._trump_value, self._ace_value)
+        if codes.min() < 0:
+            self._raise(np.arange(n), codes)
 
     def _scratch(self, chunks: int) -> tuple[np.ndarray, np.ndarray]:
         """Each slice's scratch for ``_decide_one``: five card-count rows and the suit rows."""
@@ -288,9 +294,9 @@ class CompiledRuleBased:
     def actions(self, games: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         return self.venv.to_canonical_batch(games, self.twin.actions(games))
 
-    def play_until_learner(self, games: np.ndarray, observe: np.ndarray) -> np.ndarray:
-        """:meth:`RuleBasedVector.play_until_learner`: the opponents' loop of a vector env in one compiled call."""
-        return self.twin.play_until_learner(games, observe)
+    def single_seat_step(self, *args: np.ndarray) -> None:
+        """:meth:`RuleBasedVector.single_seat_step`: a vector env's whole single-seat step in one compiled call."""
+        self.twin.single_seat_step(*args)
 
 
 def _bid_id(table, level) -> int:
@@ -959,81 +965,132 @@ def _decide_one(g, mask, st, hands, tc, ts, ids, iopt, level_of, eff, power, ran
 
 
 
-# =============================================================================== the opponents' loop
-def _play_until_learner(chunks, games, ended, codes, observe, st, hands, dealt, tc, ts, calls, obs, mask, raw, amasks,
-                        counts, suit_rows, active, actions, stop, opt, tab, akind, aarg, aalone, eff, power, rank, rnd,
-                        off, leader_at, card_at, rnd_off, rnd_width, col, perms, cands, ncands, to_abs, structured,
-                        with_obs, layout, ids, iopt, level_of, reff, rpower, ranking, rlen, upval, w, trump_value,
-                        ace_value):
-    """``SingleSeatVectorEnv``'s opponents' loop in one call, for games whose every other seat is this agent: each
-    game of ``games`` (an unmarked seat to act) is played on, one decision of this agent after another in the
-    seats ``observe`` does not mark, until a marked seat is to act (its observation and mask then written as the
-    engine's ``step_games`` writes them) or the hand ends (``ended[i]``: the caller ends it, as after
-    ``step_games``). ``codes[i]``: 0, or the code of a decision that failed (:func:`decide_games`), the game left
-    as it was before that decision. The engine's functions do the legal masks, the moves and the observation
-    (inlined from :mod:`euchre_env.compiled.kernels`: hence the build's name, below); this file only decides.
+# =============================================================================== a single-seat step
+def _learner_hand_over(g, learner_team, episode_hand, max_hands, win_reward, streams, u, rewards, pending, decided,
+                       acting, terminated, truncated, has_final, final_obs, st, hands, dealt, tc, ts, calls, order,
+                       deal, pack, raw, opt, printed, off, eff, power, leader_at, card_at, rnd_off, rnd_width, col,
+                       perms, cands, ncands, structured, with_obs):
+    """Game ``g``'s hand is over: the learner's account of it (``SingleSeatVectorEnv._account``), then the next
+    deal, from the game's own stream of uniforms. Compiled on its own (below), not inlined: Numba cannot inline
+    a call of this many arguments into a parallel loop."""
+    team0, ended, cut = K.hand_outcome(st, g, episode_hand, max_hands, win_reward)
+    gain = team0 if learner_team == 0 else -team0
+    if decided[g]:
+        rewards[g] += gain
+    else:  # no learner decision yet in this episode: counted at its first
+        pending[g] += gain
+    over = ended or cut
+    if over:
+        if decided[g] and not has_final[g]:  # the learner's episode (one that had no learner decision is dealt again)
+            has_final[g] = True
+            terminated[g] = not cut
+            truncated[g] = cut
+            if with_obs:
+                K.encode_seat(st, hands, tc, ts, calls, g, acting[g], final_obs[g], raw, opt, off, eff, power,
+                              leader_at, card_at, rnd_off, rnd_width, col, perms, cands, ncands, structured)
+        pending[g] = 0.0
+        decided[g] = False
+    K.stream_uniforms(streams, g, u)
+    K.deal_on(st, hands, dealt, tc, ts, calls, g, over, u, pack, order[g], deal[g], opt, printed)
 
-    It plays rounds, as the Python loop did (every waiting game's decision, then every move), but without
-    returning to Python between them: one game played to its end at a time ran slower on one thread (the
-    decisions', moves' and observations' code in turn does not stay in the instruction cache). ``chunks``
-    slices of a round run at once in the parallel build, each deciding and then moving its games, with its
-    scratch for :func:`_decide_one` (``counts[c]``, ``suit_rows[c]``) and for the observation (``raw[c]``, the
-    engine's encoding row: one per slice stays in the cache, where one per game was written to memory and read
-    back at every observation). Scratch of the games: ``amasks[i]`` (the absolute legal mask of the seat to act),
-    ``active``, ``actions`` and ``stop``. It allocates nothing: both builds run without the runtime's
-    reference counting, which the serial build otherwise paid on every view of a game's rows."""
+
+def _single_seat_step(chunks, actions, observe, learner_team, episode_hand, max_hands, win_reward, streams, uniforms,
+                      rewards, pending, decided, acting, terminated, truncated, has_final, final_obs, codes, active,
+                      picks, amasks, counts, suit_rows, st, hands, dealt, tc, ts, calls, obs, mask, raw, order, deal,
+                      pack, opt, printed, tab, akind, aarg, aalone, eff, power, rank, rnd, off, leader_at, card_at,
+                      rnd_off, rnd_width, col, perms, cands, ncands, to_abs, structured, with_obs, layout, ids, iopt,
+                      level_of, reff, rpower, ranking, rlen, upval, w, trump_value, ace_value):
+    """``SingleSeatVectorEnv.step`` in one call, for games whose every seat but the learner's (``observe``) is this
+    agent: each game ``g`` applies the learner's ``actions[g]`` (in its frame, legal), then plays on until a
+    learner seat is to act, whose observation and mask are written (``obs[g]``, ``mask[g]``, ``acting[g]``) as the
+    engine's ``step_games`` writes them. A hand that ends is accounted to the learner as the env's Python rounds
+    account it (``SingleSeatVectorEnv._account``; here :func:`_learner_hand_over`): ``rewards`` (the pending
+    rewards of hands before the learner's first decision first), ``pending``, ``decided``, ``terminated``,
+    ``truncated``, ``has_final`` and ``final_obs``, the learner's last observation, in the seat ``acting[g]`` of its
+    last decision. Then the game deals on, from its stream ``streams[g]`` (:func:`compiled.kernels.stream_uniforms`),
+    so no hand end returns to Python.
+
+    The games go in ``chunks`` slices (at once in the parallel build), each with its scratch: ``uniforms[c]``, the
+    deal's uniforms; ``counts[c]``, ``suit_rows[c]`` (:func:`_decide_one`); ``raw[c]`` (the engine's encoding
+    row). A slice plays its opponents' decisions in rounds (every waiting game's legal mask, then every
+    decision, then every move), not one game to its learner's turn after another: that ran slower on one thread
+    (the decisions', moves' and observations' code in turn does not stay in the instruction cache). ``active``,
+    ``picks`` and ``amasks`` hold the slice's waiting games from its first index on. ``codes[g]``: 0, or the code
+    of a decision that failed (:func:`decide_games`; a bug), the game left where it was. It allocates nothing."""
     if not _layout_ok(layout):
         codes[:] = STALE
         return
-    n = games.shape[0]
-    for i in range(n):  # the games still to play, as indices into games
-        active[i] = i
-    ended[:] = False
-    codes[:] = 0
-    k = n
+    n = st.shape[0]
     size = off[K.B_SIZE]
-    while k > 0:
-        for c in prange(chunks):  # a slice of the active games: their decisions, then their moves
-            lo, hi = k * c // chunks, k * (c + 1) // chunks
-            cnt, rows = counts[c], suit_rows[c]
-            hand, tmp, gone, nogone, cards = cnt[0], cnt[1], cnt[2], cnt[3], cnt[4]
-            for j in range(lo, hi):
-                K.legal_mask(st, hands, dealt, tc, games[active[j]], opt, tab, akind, aarg, eff, power, rank, amasks[j])
-            for j in range(lo, hi):
-                g = games[active[j]]
-                actions[j] = _decide_one(g, amasks[j], st, hands, tc, ts, ids, iopt, level_of, reff, rpower, ranking,
-                                         rlen, upval, w, trump_value, ace_value, hand, tmp, gone, nogone, cards,
-                                         rows)
-            for j in range(lo, hi):  # every move, and the learner's observation where it is to act next
-                i = active[j]
-                g = games[i]
-                a = actions[j]
-                stop[j] = True
+    for c in prange(chunks):
+        lo, hi = n * c // chunks, n * (c + 1) // chunks
+        cnt, rows, u = counts[c], suit_rows[c], uniforms[c]
+        hand, tmp, gone, nogone, cards = cnt[0], cnt[1], cnt[2], cnt[3], cnt[4]
+        scratch, amask = raw[c, :size], raw[c, size:]
+        k = lo  # the slice's waiting games are active[lo:k]
+        for g in range(lo, hi):  # the learner's moves
+            rewards[g] = pending[g]
+            pending[g] = 0.0
+            decided[g] = True
+            codes[g] = 0
+            if K.apply(st, hands, dealt, tc, ts, calls, g, to_abs[st[g, K.FRAME], actions[g]], opt, tab, akind, aarg,
+                       aalone, eff, power, rank, rnd):
+                _learner_hand_over(g, learner_team, episode_hand, max_hands, win_reward, streams, u, rewards,
+                                   pending, decided, acting, terminated, truncated, has_final, final_obs, st, hands,
+                                   dealt, tc, ts, calls, order, deal, pack, scratch, opt, printed, off, eff, power,
+                                   leader_at, card_at, rnd_off, rnd_width, col, perms, cands, ncands, structured,
+                                   with_obs)
+            seat = st[g, K.CUR]
+            if observe[g, seat]:
+                acting[g] = seat
+                K._decide(st, hands, dealt, tc, ts, calls, g, obs[g], mask[g], scratch, amask, opt, tab, akind, aarg,
+                          eff, power, rank, off, leader_at, card_at, rnd_off, rnd_width, col, perms, cands, ncands,
+                          to_abs, structured, with_obs)
+            else:
+                active[k] = g
+                k += 1
+        while k > lo:  # rounds of the opponents' decisions
+            for j in range(lo, k):
+                K.legal_mask(st, hands, dealt, tc, active[j], opt, tab, akind, aarg, eff, power, rank, amasks[j])
+            for j in range(lo, k):
+                picks[j] = _decide_one(active[j], amasks[j], st, hands, tc, ts, ids, iopt, level_of, reff, rpower,
+                                       ranking, rlen, upval, w, trump_value, ace_value, hand, tmp, gone, nogone,
+                                       cards, rows)
+            m = lo
+            for j in range(lo, k):  # every move; a game still waiting on an opponent moves down the list
+                g = active[j]
+                a = picks[j]
                 if a < 0:
-                    codes[i] = a
-                elif K.apply(st, hands, dealt, tc, ts, calls, g, a, opt, tab, akind, aarg, aalone, eff, power, rank,
-                             rnd):
-                    ended[i] = True
-                elif observe[g, st[g, K.CUR]]:
-                    K._decide(st, hands, dealt, tc, ts, calls, g, obs[g], mask[g], raw[c, :size], raw[c, size:], opt,
-                              tab, akind, aarg, eff, power, rank, off, leader_at, card_at, rnd_off, rnd_width, col,
-                              perms, cands, ncands, to_abs, structured, with_obs)
+                    codes[g] = a
+                    continue
+                if K.apply(st, hands, dealt, tc, ts, calls, g, a, opt, tab, akind, aarg, aalone, eff, power, rank,
+                           rnd):
+                    _learner_hand_over(g, learner_team, episode_hand, max_hands, win_reward, streams, u, rewards,
+                                       pending, decided, acting, terminated, truncated, has_final, final_obs, st,
+                                       hands, dealt, tc, ts, calls, order, deal, pack, scratch, opt, printed, off, eff,
+                                       power, leader_at, card_at, rnd_off, rnd_width, col, perms, cands, ncands,
+                                       structured, with_obs)
+                seat = st[g, K.CUR]
+                if observe[g, seat]:
+                    acting[g] = seat
+                    K._decide(st, hands, dealt, tc, ts, calls, g, obs[g], mask[g], scratch, amask, opt, tab, akind,
+                              aarg, eff, power, rank, off, leader_at, card_at, rnd_off, rnd_width, col, perms, cands,
+                              ncands, to_abs, structured, with_obs)
                 else:
-                    stop[j] = False
-        m = 0
-        for j in range(k):
-            if not stop[j]:
-                active[m] = active[j]
-                m += 1
-        k = m
+                    active[m] = g
+                    m += 1
+            k = m
 
 
-# Numba's disk cache knows only this file's date (the module docstring), and the loop inlines the engine's
+# Numba's disk cache knows only this file's date (the module docstring), and the whole step inlines the engine's
 # kernels: its builds are named after a digest of kernels.py, so an engine changed on disk is compiled in anew
 # rather than loaded stale.
 with open(K.__file__, "rb") as _engine_source:
-    _play_until_learner.__qualname__ += "_" + hashlib.sha1(_engine_source.read()).hexdigest()[:12]
-play_until_learner, play_until_learner_serial = two_builds(_play_until_learner, allocates=False)
+    _ENGINE_DIGEST = hashlib.sha1(_engine_source.read()).hexdigest()[:12]
+for _inlining in (_single_seat_step, _learner_hand_over):
+    _inlining.__qualname__ += "_" + _ENGINE_DIGEST
+_learner_hand_over = njit(cache=True, _nrt=False)(_learner_hand_over)
+single_seat_step, single_seat_step_serial = two_builds(_single_seat_step, allocates=False)
 
 
 __all__ = ["RuleBasedVector", "supports"]

@@ -41,6 +41,9 @@ import numba
 from numba import njit
 
 SERIAL_SUFFIX = "_serial"
+# A parallel batch kernel cuts its games into this many slices a thread (each with its own scratch row), so that
+# a thread that finishes early takes another slice instead of waiting on the slowest one.
+SLICES_PER_THREAD = 4
 
 
 _pool_started = False  # by start_thread_pool, in this process

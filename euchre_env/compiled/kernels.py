@@ -875,37 +875,90 @@ def _start_hands(st, hands, dealt, tc, ts, calls, games, deals, upcards, opt, pr
         start_hand(st, hands, dealt, tc, ts, calls, games[i], deals[i], upcards[i], opt, printed)
 
 
-def _end_hands(st, hands, dealt, tc, ts, calls, games, u, pack, order, deal, episode_hand, max_hands, win_reward,
-               rewards, done, truncated, slot, final, observe, identity, obs, mask, raw, opt, printed, tab, akind, aarg,
-               eff, power, rank, off, leader_at, card_at, rnd_off, rnd_width, col, perms, cands, ncands, to_abs,
-               structured, with_obs):
+@njit(cache=True, inline="always")
+def hand_outcome(st, g, episode_hand, max_hands, win_reward):
+    """What the hand game ``g`` just finished does: ``(team0, ended, cut)``. ``team0``: team 0's reward
+    (``episodes.hand_end_reward``: its margin, or with ``win_reward`` the game's result when the episode ends);
+    ``ended``: the episode is over (``episode_hand``, or the game decided); ``cut``: it is cut short by
+    ``max_hands`` hands (0: no limit) with the game undecided."""
+    margin = st[g, RES_PTS] - st[g, RES_PTS + 1]  # team 0's
+    ended = episode_hand or st[g, PH] == GAME_OVER
+    cut = (not ended) and max_hands > 0 and st[g, HANDNO] + 1 >= max_hands
+    team0 = float(margin)
+    if win_reward:
+        if not ended:  # the game goes on, or was cut undecided: nobody won
+            team0 = 0.0
+        elif st[g, WINNER] >= 0:
+            team0 = 1.0 if st[g, WINNER] == 0 else -1.0
+        else:  # a single hand with no game winner yet: the sign of its margin
+            team0 = float((margin > 0) - (margin < 0))
+    return team0, ended, cut
+
+
+@njit(cache=True, inline="always")
+def deal_on(st, hands, dealt, tc, ts, calls, g, new_episode, u, pack, order, deal, opt, printed):
+    """Game ``g``'s next deal once its hand is over: the next hand by the next dealer, or with ``new_episode`` a
+    new game (scores 0) whose dealer is drawn from ``u[len(pack)]``; the pack shuffled with ``u`` (``order`` and
+    ``deal [4, cards]`` are scratch rows)."""
+    if new_episode:
+        for f in range(SC, RMARGIN + 1):  # scores, hand number, games and rubber points, reneges, ...
+            st[g, f] = 0
+        st[g, WINNER] = -1
+        st[g, DEALER] = int(u[pack.shape[0]] * 4)  # u < 1
+    else:  # the deal passes left
+        st[g, DEALER] = _left(st[g, DEALER])
+        st[g, HANDNO] += 1
+    _shuffle(u, pack, order)
+    for s in range(4):
+        for j in range(deal.shape[1]):
+            deal[s, j] = -1
+    is_bid = opt[O_BID] != 0
+    extra = 1 if is_bid and opt[O_JOKER] >= 0 else 0  # Bid Euchre with the joker: the dealer takes the 25th card
+    upcard = _lay_out(order, st[g, DEALER], opt[O_TRICKS], extra, is_bid, deal)
+    start_hand(st, hands, dealt, tc, ts, calls, g, deal, upcard, opt, printed)
+
+
+# splitmix64 (Steele, Lea and Flood 2014): each game's own stream of uniforms for its next deals, drawn inside the
+# parallel loops that end hands (one NumPy generator shared by the games could not be drawn from there), so that a
+# game's deals do not depend on which other games ended a hand at the same step or on how the games are sliced.
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1, _MIX2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
+_S30, _S27, _S31, _S11 = np.uint64(30), np.uint64(27), np.uint64(31), np.uint64(11)
+_TO_UNIT = 1.0 / 9007199254740992.0  # 2 ** -53
+
+
+@njit(cache=True, inline="always")
+def stream_uniforms(streams, g, out):
+    """``out``: uniforms in [0, 1) drawn from game ``g``'s stream, whose state ``streams[g]`` (uint64) moves on."""
+    x = streams[g]
+    for j in range(out.shape[0]):
+        x += _GOLDEN
+        z = (x ^ (x >> _S30)) * _MIX1
+        z = (z ^ (z >> _S27)) * _MIX2
+        z = z ^ (z >> _S31)
+        out[j] = float(z >> _S11) * _TO_UNIT
+    streams[g] = x
+
+
+def _end_hands(st, hands, dealt, tc, ts, calls, games, streams, uniforms, pack, order, deal, episode_hand, max_hands,
+               win_reward, rewards, done, truncated, slot, final, observe, identity, obs, mask, raw, opt, printed, tab,
+               akind, aarg, eff, power, rank, off, leader_at, card_at, rnd_off, rnd_width, col, perms, cands, ncands,
+               to_abs, structured, with_obs):
     """The end of the hands of ``games`` (they ended at this step), as the env ends them, then their next deal.
 
-    Rewards (``episodes.hand_end_reward``: team 0's margin, or with ``win_reward`` the game's result when the
-    episode ends), ``done`` (the episode ended: ``episode_hand``, the game decided, or ``max_hands`` hands
-    played, 0: no limit) and ``truncated`` (cut by ``max_hands``). ``slot[i]``: the row of ``final`` that holds
+    Rewards (:func:`hand_outcome`: team 0's, seats 0 and 2; the other team's the opposite), ``done`` (the
+    episode ended) and ``truncated`` (cut by ``max_hands``). ``slot[i]``: the row of ``final`` that holds
     the last observations of the seats of ``games[i]`` when its episode ended (with ``with_obs``), else -1; only
     the seats ``observe[g]`` marks are encoded (a single-seat driver reads its learner's alone), the other
     rows of ``final`` are left as they were.
-    Then every game deals on: the next hand by the next dealer, or a new game (scores 0) whose dealer is drawn
-    from ``u[i, -1]``; the pack shuffled with ``u[i]`` (``order`` and ``deal`` are each game's scratch rows), and
-    the new hand's first mask, with its observation if ``observe`` marks the seat to act, else (as
-    :func:`_step_games` leaves an unmarked seat) in absolute ids under the frame ``identity``, not encoded."""
-    npack = pack.shape[0]
+    Then every game deals on (:func:`deal_on`, with uniforms from its stream ``streams[g]``, drawn into the slice's
+    scratch row ``uniforms[c]``; ``order`` and ``deal`` are each game's scratch rows), and the new hand's first
+    mask is written, with its observation if ``observe`` marks the seat to act, else (as :func:`_step_games`
+    leaves an unmarked seat) in absolute ids under the frame ``identity``, not encoded."""
     m = 0
     for i in range(games.shape[0]):  # the rewards and the episodes' ends: a few reads a game
         g = games[i]
-        margin = st[g, RES_PTS] - st[g, RES_PTS + 1]  # team 0's
-        ended = episode_hand or st[g, PH] == GAME_OVER
-        cut = (not ended) and max_hands > 0 and st[g, HANDNO] + 1 >= max_hands
-        team0 = float(margin)
-        if win_reward:
-            if not ended:  # the game goes on, or was cut undecided: nobody won
-                team0 = 0.0
-            elif st[g, WINNER] >= 0:
-                team0 = 1.0 if st[g, WINNER] == 0 else -1.0
-            else:  # a single hand with no game winner yet: the sign of its margin
-                team0 = float((margin > 0) - (margin < 0))
+        team0, ended, cut = hand_outcome(st, g, episode_hand, max_hands, win_reward)
         rewards[g, 0] = team0
         rewards[g, 2] = team0
         rewards[g, 1] = -team0
@@ -915,34 +968,20 @@ def _end_hands(st, hands, dealt, tc, ts, calls, games, u, pack, order, deal, epi
         slot[i] = m if ended or cut else -1
         if ended or cut:
             m += 1
-    tricks = opt[O_TRICKS]
-    is_bid = opt[O_BID] != 0
-    extra = 1 if is_bid and opt[O_JOKER] >= 0 else 0  # Bid Euchre with the joker: the dealer takes the 25th card
     k, chunks, size = games.shape[0], raw.shape[0], off[B_SIZE]
     for c in prange(chunks):  # the final observations and the next deal: each game on its own (slices as in
         for i in range(k * c // chunks, k * (c + 1) // chunks):  # _step_all)
             g = games[i]
-            if slot[i] >= 0:
-                if with_obs:
-                    for seat in range(4):
-                        if not observe[g, seat]:
-                            continue
-                        encode_seat(st, hands, tc, ts, calls, g, seat, final[slot[i], seat], raw[c, :size], opt,
-                                    off, eff, power, leader_at, card_at, rnd_off, rnd_width, col, perms, cands, ncands,
-                                    structured)
-                for f in range(SC, RMARGIN + 1):  # scores, hand number, games and rubber points, reneges, ...
-                    st[g, f] = 0
-                st[g, WINNER] = -1
-                st[g, DEALER] = int(u[i, npack] * 4)  # u < 1
-            else:  # the deal passes left
-                st[g, DEALER] = _left(st[g, DEALER])
-                st[g, HANDNO] += 1
-            _shuffle(u[i], pack, order[g])
-            for s in range(4):
-                for j in range(deal.shape[2]):
-                    deal[g, s, j] = -1
-            upcard = _lay_out(order[g], st[g, DEALER], tricks, extra, is_bid, deal[g])
-            start_hand(st, hands, dealt, tc, ts, calls, g, deal[g], upcard, opt, printed)
+            if slot[i] >= 0 and with_obs:
+                for seat in range(4):
+                    if not observe[g, seat]:
+                        continue
+                    encode_seat(st, hands, tc, ts, calls, g, seat, final[slot[i], seat], raw[c, :size], opt, off,
+                                eff, power, leader_at, card_at, rnd_off, rnd_width, col, perms, cands, ncands,
+                                structured)
+            stream_uniforms(streams, g, uniforms[c])
+            deal_on(st, hands, dealt, tc, ts, calls, g, slot[i] >= 0, uniforms[c], pack, order[g], deal[g], opt,
+                    printed)
             if observe[g, st[g, CUR]]:
                 _decide(st, hands, dealt, tc, ts, calls, g, obs[g], mask[g], raw[c, :size], raw[c, size:], opt, tab,
                         akind, aarg, eff, power, rank, off, leader_at, card_at, rnd_off, rnd_width, col, perms, cands,

@@ -20,7 +20,9 @@ actions through both envs and compares every observation, mask, reward and episo
   twin (the agent protocol's ``batch_twin``): the rule-based agent's kernels, uniform random play over the
   legal actions (drawn from this env's generator), or a network (one forward pass per step for all the games
   waiting on it; a ``NeuralAgent`` of a live network serves self-play snapshots). PIMC has none: use
-  ``SingleSeatEnv``.
+  ``SingleSeatEnv``. Where every game's opponent is ``rules``, a whole step (the learner's moves, the opponents',
+  the hands that end and the next deals) is one compiled call (``RuleBasedVector.single_seat_step``); other
+  opponents play in rounds, each round one batch of decisions and one engine step.
 - Spaces: ``single_observation_space`` is the ``observation`` option's ``Box`` (``"absolute"`` or
   ``"structured"``, as the AEC env shows it), ``single_action_space`` ``Discrete(num_actions)``; batched,
   ``observation_space`` and ``action_space`` (``MultiDiscrete``). With ``"structured"`` the masks and the ids
@@ -100,6 +102,7 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
         self.num_envs = self.venv.num_envs
         self.observation = observation
         self.copy = bool(copy)
+        self._team = team_of(seat)
         self._learner = np.zeros(NUM_SEATS, bool)
         self._learner[list(self.learner_seats)] = True
         self._observe = np.tile(self._learner, (self.num_envs, 1))  # which seats' decisions are encoded
@@ -118,7 +121,7 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
         self._acting = np.zeros(self.num_envs, np.int64)  # the learner seat of each game's current decision
         self._mask: np.ndarray | None = None
         self._started = False
-        self._opponent_loop = True  # an opponent's own compiled loop where it has one (False: rounds of Python; a
+        self._whole_steps = True  # an opponent's compiled whole step where it has one (False: rounds of Python; a
         # benchmark times both ways: benchmarks/compare_rule_loop.py)
 
     # ------------------------------------------------------------------ queries
@@ -167,11 +170,15 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
             g = int(np.flatnonzero(ended.discarded)[0])
             raise ValueError(f"deals[{g}]: the scripted deal ends the episode before the learner has a decision "
                              "(reset again)")
-        return self._out(), self._infos(None)
+        obs = self.venv.observations()
+        return obs.copy() if self.copy else obs, self._infos(None)
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         if not self._started:
             raise ValueError("step() before reset()")
+        whole = self._whole_step()
+        if whole is not None:
+            return self._step_whole(whole, actions)
         if self.copy:  # every game's row is written in this step: into a new array, returned without a copy
             previous = self.venv.swap_observations(np.empty_like(self.venv.observations()))
         try:
@@ -192,24 +199,38 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
         pass
 
     # ------------------------------------------------------------------ internals
+    def _whole_step(self) -> Any:
+        """The opponent's compiled whole step (the rule-based twin's), where every game has that one opponent."""
+        if self._whole_steps and len(self._policies) == 1:
+            return getattr(self._policies[0], "single_seat_step", None)
+        return None
+
+    def _step_whole(self, whole: Any, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                                             dict[str, Any]]:
+        """:meth:`step` as one compiled call: the learner's moves, the opponents', the hands that end (accounted
+        as :meth:`_account` does) and their next deals, as the engine's ends of hands deal them."""
+        venv = self.venv
+        actions = venv.check_actions(actions)  # checks first: nothing changed
+        if self.copy:  # every game's row is written in this step: into a new array, returned without a copy
+            venv.swap_observations(np.empty_like(venv.observations()))
+        n = self.num_envs
+        rewards = np.empty(n, np.float32)
+        ends = _Ends(n, venv.obs_size)
+        ends.final_obs = np.zeros((n, venv.obs_size), np.float32)  # calloc: the rows no episode end writes are free
+        whole(actions, self._observe, self._team, rewards, self._pending, self._decided, self._acting,
+              ends.terminated, ends.truncated, ends.has_final, ends.final_obs)
+        ends.any = bool(ends.has_final.any())
+        self._mask = venv.masks()
+        return venv.observations(), rewards, ends.terminated, ends.truncated, self._infos(ends)
+
     def _play_opponents(self, rewards: np.ndarray, ends: _Ends) -> _Ends:
         """Let the opponents act in every game until its seat to act is a learner seat."""
         venv = self.venv
-        # One opponent that plays its own loop (the rule-based twin), on the env's threads: its rounds in one
-        # compiled call until the learner is to act or the hand ends, instead of a round of Python per opponent
-        # decision (about 1.3x on one thread and on two: docs/vector.md).
-        loop = None
-        if self._opponent_loop and len(self._policies) == 1:
-            loop = getattr(self._policies[0], "play_until_learner", None)
         while True:
             seat = venv.seats()
             waiting = np.flatnonzero(~self._learner[seat])
             if not waiting.size:
                 break
-            if loop is not None:
-                ended = loop(waiting, self._observe)
-                self._account(venv.end_hands(waiting[ended], self._observe), rewards, ends)
-                continue
             mask = venv.masks()
             actions = np.empty(waiting.size, np.int64)
             who = self._opponent[waiting]
@@ -243,10 +264,6 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
         ends.discarded[finished[~mine]] = True  # no learner decision in that episode: dealt again, not returned
         self._pending[finished] = 0.0
         self._decided[finished] = False
-
-    def _out(self) -> np.ndarray:
-        obs = self.venv.observations()
-        return obs.copy() if self.copy else obs
 
     def _infos(self, ends: _Ends | None) -> dict[str, Any]:
         infos: dict[str, Any] = {"action_mask": self._mask.copy(), "seat": self._acting.copy()}

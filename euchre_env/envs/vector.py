@@ -51,7 +51,7 @@ import numba
 import numpy as np
 
 from euchre_env.compiled import kernels as K
-from euchre_env.compiled.builds import compiling, start_thread_pool
+from euchre_env.compiled.builds import SLICES_PER_THREAD, compiling, start_thread_pool
 from euchre_env.compiled.seeding import reseed
 from euchre_env.compiled.tables import hand_result, kernel_tables
 from euchre_env.envs.episodes import AUTO, REWARDS, check_episode_args, check_reset_options
@@ -64,8 +64,6 @@ from euchre_env.game.rules import Rules, resolve_rules
 from euchre_env.game.seats import NUM_SEATS
 from euchre_env.views.observation import Observer
 from euchre_env.views.structured import OBSERVATIONS, StructuredObserver, suit_frames
-
-SLICES_PER_THREAD = 4
 
 VECTOR_EPISODE = "hand"  # short episodes by default, as the single-seat training view
 RESET_OPTIONS = ("deals",)
@@ -125,13 +123,14 @@ class VectorEuchre:
         self._calls = np.full((n, self._tables.rounds, NUM_SEATS), -1, np.int16)
         self._obs = np.zeros((n, self.obs_size), np.float32)
         self._mask = np.zeros((n, self.num_actions), np.bool_)
-        # The kernels' scratch: one encoding row per slice of a batch (compiled.kernels._step_all), four slices a
-        # thread so that a slow slice leaves the others work.
+        # The kernels' scratch: one encoding row per slice of a batch (compiled.kernels._step_all).
         slices = 1 if serial else SLICES_PER_THREAD * numba.config.NUMBA_NUM_THREADS
         self._raw = np.zeros((slices, self._tables.raw_size + self.num_actions), np.float32)
         extra = r.is_bid and r.joker  # Bid Euchre with the joker: the dealer takes the 25th card
         self._order = np.zeros((n, len(self._pack)), np.int16)  # each game's shuffled pack (scratch)
         self._deal = np.zeros((n, NUM_SEATS, r.hand_size + extra), np.int16)  # each game's deal (scratch)
+        self._streams = np.zeros(n, np.uint64)  # each game's uniforms for its next deals (kernels.stream_uniforms)
+        self._uniforms = np.zeros((slices, len(self._pack) + 1), np.float64)  # a slice's draws for a deal (scratch)
         self._started = False
         self._stepped = False  # the first step loads (or compiles) the step kernel
 
@@ -158,6 +157,7 @@ class VectorEuchre:
         else:
             st[:, K.DEALER] = [d["dealer"] for d in deals]
             cards, upcards = self._deal_arrays(deals)
+        self._streams[:] = self._rng.bit_generator.random_raw(self.num_envs)  # the deals after these
         with compiling("the batched engine's kernels"):  # the first reset of a process loads (or compiles) them
             self._start(everyone, cards, upcards)
             self._started = True
@@ -168,7 +168,7 @@ class VectorEuchre:
         """Apply one action per game (for its seat to act); see the module docstring for what comes back."""
         if not self._started:
             raise ValueError("step() before reset()")
-        actions = self._check_actions(actions)
+        actions = self.check_actions(actions)
         self.use_threads()
         ended = np.zeros(self.num_envs, np.bool_)
         t = self._tables
@@ -330,17 +330,17 @@ class VectorEuchre:
     def driver_buffers(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any]:
         """``(obs, mask, raw, tables)``: the step's output buffers, the observer's scratch (one row per slice of a
         batch; a driver that runs its own slices sizes its own rows as wide) and the kernel tables,
-        for a compiled driver that plays games itself with the engine's own kernels (the rule-based twin's
-        opponents' loop, ``RuleBasedVector.play_until_learner``): it must leave each game as :meth:`step_games`
-        would, and end the hands that end with :meth:`end_hands`."""
+        for a compiled driver that plays games itself with the engine's own kernels (the rule-based twin's whole
+        single-seat step, ``RuleBasedVector.single_seat_step``): it must leave each game as :meth:`step_games`
+        would, and a hand that ends as the ends of hands here leave it (``compiled.kernels.hand_outcome``,
+        ``deal_on``)."""
         return self._obs, self._mask, self._raw, self._tables
 
-    def end_hands(self, games: np.ndarray, observe: np.ndarray
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
-        """End the hands of ``games`` (ascending int64) that a compiled driver played to their end, and deal on;
-        what comes back is :meth:`step_games`'s for a step in which exactly those hands ended (final
-        observations of the seats ``observe`` marks)."""
-        return self._after_step(games, observe)
+    def deal_buffers(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """``(pack, order, deal, streams)``: the pack (card ids), each game's scratch rows for shuffling and laying
+        out a deal and each game's stream of uniforms for its next deals, for a compiled driver that ends hands and
+        deals on itself as the env does (``compiled.kernels.stream_uniforms`` then ``deal_on``)."""
+        return self._pack, self._order, self._deal, self._streams
 
     # ------------------------------------------------------------------ checks
     def _check_reset_options(self, options: Any) -> list[dict[str, Any]] | None:
@@ -360,7 +360,9 @@ class VectorEuchre:
             parsed.append(seen[id(deal)])
         return parsed
 
-    def _check_actions(self, actions: Any) -> np.ndarray:
+    def check_actions(self, actions: Any) -> np.ndarray:
+        """``actions`` as ``int64 [num_envs]``, one legal id per game for its seat to act; else ValueError (an
+        :class:`IllegalActionError` naming the first game with an illegal action) and no game changed."""
         a = np.asarray(actions)
         if a.shape != (self.num_envs,) or not (np.issubdtype(a.dtype, np.integer) and a.dtype != np.bool_):
             raise ValueError(f"actions must be {self.num_envs} integer action ids (one per game), got an array of "
@@ -433,16 +435,15 @@ class VectorEuchre:
         (``compiled.kernels.end_hands``)."""
         info["hand_result"] = _HandResults(self, games)  # snapshots the results before the next deal
         k = games.size
-        u = self._rng.random((k, len(self._pack) + 1))  # each game's shuffle, and a new game's dealer
         slot = np.empty(k, np.int64)
         final = np.zeros((k, NUM_SEATS, self.obs_size), np.float32)  # calloc: untouched rows cost nothing
         t = self._tables
         self._end_hands_kernel(
-            self._st, self._hands, self._dealt, self._tc, self._ts, self._calls, games, u, self._pack, self._order,
-            self._deal, self.episode == "hand", self.max_hands or 0, self.reward_mode == "win", rewards, done,
-            truncated, slot, final, final_seats, t.identity_frame, self._obs, self._mask, self._raw, t.opt, t.printed,
-            t.tab, t.akind, t.aarg, t.eff, t.power, t.rank, t.off, t.leader_at, t.card_at, t.rnd_off, t.rnd_width,
-            t.col, t.perms, t.cands, t.ncands, t.to_abs, t.structured, self.observation != "none")
+            self._st, self._hands, self._dealt, self._tc, self._ts, self._calls, games, self._streams, self._uniforms,
+            self._pack, self._order, self._deal, self.episode == "hand", self.max_hands or 0, self.reward_mode == "win",
+            rewards, done, truncated, slot, final, final_seats, t.identity_frame, self._obs, self._mask, self._raw,
+            t.opt, t.printed, t.tab, t.akind, t.aarg, t.eff, t.power, t.rank, t.off, t.leader_at, t.card_at, t.rnd_off,
+            t.rnd_width, t.col, t.perms, t.cands, t.ncands, t.to_abs, t.structured, self.observation != "none")
         ended = slot >= 0
         info["final_index"] = games[ended]
         info["final_observation"] = final[:int(ended.sum())]

@@ -41,3 +41,31 @@ def test_other_seeds_get_default_rngs_own_answer(seed):
     got = reseed(generator, seed)
     if seed is not None:
         assert got.bit_generator.state == want.bit_generator.state
+
+
+def _splitmix64(state: int, count: int) -> tuple[list[float], int]:
+    """The reference splitmix64 (Steele, Lea and Flood 2014) in Python integers: ``count`` uniforms, the new state."""
+    mask = (1 << 64) - 1
+    out = []
+    for _ in range(count):
+        state = (state + 0x9E3779B97F4A7C15) & mask
+        z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & mask
+        z ^= z >> 31
+        out.append((z >> 11) / 2**53)
+    return out, state
+
+
+def test_each_games_stream_of_uniforms_is_splitmix64():
+    """The deals after a vector env's first are shuffled with uniforms from each game's own stream."""
+    from euchre_env.compiled.kernels import stream_uniforms
+
+    streams = np.array([0, 1, 2**64 - 1, 0x0123456789ABCDEF], np.uint64)
+    for g in range(streams.size):
+        start = int(streams[g])
+        for _ in range(3):  # the state moves on: three draws of 25 follow one another
+            out = np.empty(25)
+            stream_uniforms(streams, g, out)
+            want, start = _splitmix64(start, 25)
+            assert out.tolist() == want and int(streams[g]) == start
+            assert ((out >= 0) & (out < 1)).all()

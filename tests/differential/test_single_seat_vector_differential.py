@@ -72,9 +72,9 @@ def _replayer(log: list, shadow: list, rules: Rules) -> Any:
 
 
 def play(name: str, opponent: str, learner: str, observation: str, threads: int, num_envs: int, steps: int,
-         seed: int, loop: bool = True) -> int:
+         seed: int, whole: bool = True) -> int:
     """Run both envs side by side for ``steps`` vector steps; returns the number of learner decisions compared.
-    ``threads``: the vector env's; ``loop``: rule-based opponents play their compiled loop (the default), or
+    ``threads``: the vector env's; ``whole``: rule-based opponents play the compiled whole step (the default), or
     rounds of decisions and engine steps from Python."""
     preset, options = RULE_SETS[name]
     rules = Rules.preset(preset, **options)
@@ -83,7 +83,7 @@ def play(name: str, opponent: str, learner: str, observation: str, threads: int,
                                                                           "bid_structured.pt")}[opponent]
     vx = SingleSeatVectorEnv(rules, num_envs=num_envs, learner=learner, seat=1, opponents=spec,
                              observation=observation, seed=seed, threads=threads)
-    vx._opponent_loop = loop
+    vx._whole_steps = whole
     log: dict[int, list] = defaultdict(list)
     if opponent == "random":
         vx._policies = [_Recorder(p, vx.venv, log) for p in vx._policies]
@@ -124,18 +124,18 @@ def play(name: str, opponent: str, learner: str, observation: str, threads: int,
     return compared
 
 
-# Rule-based opponents both ways: their compiled loop on one thread, and rounds from Python on two (the engine's
-# parallel kernels); the loop's parallel build against its serial one: tests/envs/test_single_seat_vector.py.
-CASES = [(name, opponent, learner, observation, threads, loop)
+# Rule-based opponents both ways: the compiled whole step on one thread, and rounds from Python on two (the engine's
+# parallel kernels); the whole step's parallel build against the rounds: tests/envs/test_single_seat_vector.py.
+CASES = [(name, opponent, learner, observation, threads, whole)
          for name in RULE_SETS for opponent in ("rules", "random", "network")
          for learner, observation in (("seat", "structured"), ("team", "absolute"))
-         for threads, loop in (((1, True), (2, False)) if opponent == "rules" else ((1, True),))
+         for threads, whole in (((1, True), (2, False)) if opponent == "rules" else ((1, True),))
          if opponent != "network" or name in ("knock",)]
 
 
-@pytest.mark.parametrize(("name", "opponent", "learner", "observation", "threads", "loop"), CASES)
-def test_the_vector_env_plays_single_seat_envs_games(name, opponent, learner, observation, threads, loop):
-    assert play(name, opponent, learner, observation, threads, num_envs=12, steps=60, seed=3, loop=loop) == 12 * 60
+@pytest.mark.parametrize(("name", "opponent", "learner", "observation", "threads", "whole"), CASES)
+def test_the_vector_env_plays_single_seat_envs_games(name, opponent, learner, observation, threads, whole):
+    assert play(name, opponent, learner, observation, threads, num_envs=12, steps=60, seed=3, whole=whole) == 12 * 60
 
 
 def main() -> None:
@@ -143,9 +143,9 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=2000, help="vector steps per case (default 2000)")
     parser.add_argument("--num-envs", type=int, default=32)
     args = parser.parse_args()
-    for *case, threads, loop in CASES:
-        n = play(*case, threads, num_envs=args.num_envs, steps=args.steps, seed=11, loop=loop)
-        path = (", the loop" if loop else ", rounds") if case[1] == "rules" else ""  # other opponents: rounds
+    for *case, threads, whole in CASES:
+        n = play(*case, threads, num_envs=args.num_envs, steps=args.steps, seed=11, whole=whole)
+        path = (", the whole step" if whole else ", rounds") if case[1] == "rules" else ""  # other opponents: rounds
         print(f"{' '.join(case)}, {threads} thread(s){path}: {n:,} learner decisions identical", flush=True)
 
 

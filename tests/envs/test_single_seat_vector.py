@@ -98,24 +98,37 @@ def test_a_network_opponent_and_a_seeded_run_repeats():
     assert same(run(), run())
 
 
-def test_the_rule_based_loop_plays_the_same_in_slices_on_threads_as_on_one(monkeypatch):
-    """Rule-based opponents play their compiled loop (its games equal to SingleSeatEnv's: tests/differential); with
-    more than one thread its parallel build, in slices from 256 waiting games, plays what its serial build plays."""
+@pytest.mark.parametrize(("learner", "episode", "reward", "max_hands"), [
+    ("seat", "hand", "points", None), ("team", "game", "win", None), ("seat", "game", "points", 3)])
+def test_the_rule_based_whole_step_plays_what_the_python_rounds_play(monkeypatch, learner, episode, reward, max_hands):
+    """Rule-based opponents play the compiled whole step (the learner's move, theirs, the ends of hands and the next
+    deals in one call; its games equal to SingleSeatEnv's: tests/differential); the rounds of Python decisions and
+    engine steps it replaces play the same games, deal for deal (both deal from each game's stream), over
+    multi-hand episodes, win rewards and a hand limit too; so does its parallel build, in slices from 256 games."""
     from euchre_env.agents.rule_based import compiled
 
-    def run() -> list[np.ndarray]:
-        envs = SingleSeatVectorEnv("knock", num_envs=300, opponents="rules", observation="structured", seed=4,
-                                   threads=2)
-        return trajectory(envs, 4, 25)
+    def run(whole: bool, threads: int) -> list[np.ndarray]:
+        envs = SingleSeatVectorEnv("knock", num_envs=300, learner=learner, opponents="rules", observation="structured",
+                                   episode=episode, reward=reward, max_hands=max_hands, seed=4, threads=threads)
+        envs._whole_steps = whole
+        obs, infos = envs.reset()
+        rng = np.random.default_rng(4)
+        out = [obs]
+        for _ in range(40):
+            obs, rewards, terminated, truncated, infos = envs.step(random_actions(infos, rng))
+            out += [obs, rewards, terminated, truncated, infos["seat"], infos.get("final_obs", np.zeros(0))]
+        return [*out, envs.venv.scores(), envs.venv.state_arrays()[2]]
 
     calls = []
-    loop = compiled.RuleBasedVector.play_until_learner
-    monkeypatch.setattr(compiled.RuleBasedVector, "play_until_learner",
-                        lambda self, games, observe: calls.append(games.size) or loop(self, games, observe))
-    sliced = run()
-    assert max(calls) >= compiled.PARALLEL_FROM  # the parallel build ran
-    monkeypatch.setattr(compiled, "PARALLEL_FROM", 10**9)
-    assert same(sliced, run())
+    step = compiled.RuleBasedVector.single_seat_step
+    monkeypatch.setattr(compiled.RuleBasedVector, "single_seat_step",
+                        lambda self, *args: calls.append(1) or step(self, *args))
+    rounds = run(False, 1)
+    assert not calls
+    sliced = run(True, 2)  # 300 games: the parallel build, in slices
+    assert calls and compiled.PARALLEL_FROM <= 300
+    assert same(sliced, rounds)
+    assert same(run(True, 1), rounds)
 
 
 @pytest.mark.parametrize("threads", [1, 2])
