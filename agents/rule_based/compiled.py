@@ -901,7 +901,7 @@ def _decide_games(chunks, games, out, st, hands, tc, ts, masks, layout, ids, iop
         return
     n = games.shape[0]
     for c in prange(chunks):
-        lo, hi = n * c // chunks, n * (c + 1) // chunks
+        lo, hi = K.slice_of(n, c, chunks)
         cnt, rows = counts[c], suit_rows[c]
         for i in range(lo, hi):
             g = games[i]
@@ -1023,7 +1023,7 @@ def _single_seat_step(chunks, actions, observe, learner_team, episode_hand, max_
     n = st.shape[0]
     size = off[K.B_SIZE]
     for c in prange(chunks):
-        lo, hi = n * c // chunks, n * (c + 1) // chunks
+        lo, hi = K.slice_of(n, c, chunks)
         cnt, rows, u = counts[c], suit_rows[c], uniforms[c]
         hand, tmp, gone, nogone, cards = cnt[0], cnt[1], cnt[2], cnt[3], cnt[4]
         scratch, amask = raw[c, :size], raw[c, size:]

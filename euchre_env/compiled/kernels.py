@@ -679,6 +679,12 @@ def _decide(st, hands, dealt, tc, ts, calls, g, obs, mask, raw, amask, opt, tab,
 
 
 # =============================================================================== the batch
+@njit(cache=True, inline="always")
+def slice_of(n, c, chunks):
+    """``(lo, hi)``: slice ``c`` of ``chunks`` near-equal slices of ``n`` games (a batch kernel's ``prange`` unit)."""
+    return n * c // chunks, n * (c + 1) // chunks
+
+
 def _observe_games(st, hands, dealt, tc, ts, calls, games, obs, mask, raw, opt, tab, akind, aarg, eff, power, rank,
                    off, leader_at, card_at, rnd_off, rnd_width, col, perms, cands, ncands, to_abs, structured,
                    with_obs):
@@ -686,7 +692,8 @@ def _observe_games(st, hands, dealt, tc, ts, calls, games, obs, mask, raw, opt, 
     ``len(raw)`` slices, slice ``c`` with the scratch row ``raw[c]`` (see :func:`_step_all`)."""
     n, chunks, size = games.shape[0], raw.shape[0], off[B_SIZE]
     for c in prange(chunks):
-        for i in range(n * c // chunks, n * (c + 1) // chunks):
+        lo, hi = slice_of(n, c, chunks)
+        for i in range(lo, hi):
             _decide(st, hands, dealt, tc, ts, calls, games[i], obs[games[i]], mask[games[i]], raw[c, :size],
                     raw[c, size:], opt, tab, akind, aarg, eff, power, rank, off, leader_at, card_at, rnd_off,
                     rnd_width, col, perms, cands, ncands, to_abs, structured, with_obs)
@@ -712,7 +719,7 @@ def _observe_games_sparse(st, hands, dealt, tc, ts, calls, games, chunks, size, 
     n = games.shape[0]
     width = rows.shape[1]
     for c in prange(chunks):
-        lo, hi = n * c // chunks, n * (c + 1) // chunks
+        lo, hi = slice_of(n, c, chunks)
         row = rows[c]
         words = row.view(np.uint64)
         p = lo * width
@@ -731,7 +738,7 @@ def _observe_games_sparse(st, hands, dealt, tc, ts, calls, games, chunks, size, 
     ptr[0] = 0
     end = 0
     for c in range(chunks):  # the slices' entries moved together, in order (a slice only moves down)
-        lo, hi = n * c // chunks, n * (c + 1) // chunks
+        lo, hi = slice_of(n, c, chunks)
         start = lo * width
         count = (ptr[hi] - start) if hi > lo else 0
         for q in range(count):
@@ -753,7 +760,8 @@ def _step_all(st, hands, dealt, tc, ts, calls, actions, ended, obs, mask, raw, o
     cache, where a row per game was written to memory and read back at every observation."""
     n, chunks, size = st.shape[0], raw.shape[0], off[B_SIZE]
     for c in prange(chunks):
-        for g in range(n * c // chunks, n * (c + 1) // chunks):
+        lo, hi = slice_of(n, c, chunks)
+        for g in range(lo, hi):
             a = to_abs[st[g, FRAME], actions[g]]
             ended[g] = apply(st, hands, dealt, tc, ts, calls, g, a, opt, tab, akind, aarg, aalone, eff, power, rank,
                              rnd)
@@ -772,7 +780,8 @@ def _step_games(st, hands, dealt, tc, ts, calls, games, actions, ended, observe,
     and their scratch rows ``raw[c]`` as in :func:`_step_all`."""
     n, chunks, size = games.shape[0], raw.shape[0], off[B_SIZE]
     for c in prange(chunks):
-        for i in range(n * c // chunks, n * (c + 1) // chunks):
+        lo, hi = slice_of(n, c, chunks)
+        for i in range(lo, hi):
             g = games[i]
             a = to_abs[st[g, FRAME], actions[i]]
             ended[i] = apply(st, hands, dealt, tc, ts, calls, g, a, opt, tab, akind, aarg, aalone, eff, power, rank,
@@ -969,8 +978,9 @@ def _end_hands(st, hands, dealt, tc, ts, calls, games, streams, uniforms, pack, 
         if ended or cut:
             m += 1
     k, chunks, size = games.shape[0], raw.shape[0], off[B_SIZE]
-    for c in prange(chunks):  # the final observations and the next deal: each game on its own (slices as in
-        for i in range(k * c // chunks, k * (c + 1) // chunks):  # _step_all)
+    for c in prange(chunks):  # the final observations and the next deal: each game on its own, in slices
+        lo, hi = slice_of(k, c, chunks)
+        for i in range(lo, hi):
             g = games[i]
             if slot[i] >= 0 and with_obs:
                 for seat in range(4):
