@@ -971,8 +971,10 @@ def _learner_hand_over(g, learner_team, episode_hand, max_hands, win_reward, str
                        deal, pack, raw, opt, printed, off, eff, power, leader_at, card_at, rnd_off, rnd_width, col,
                        perms, cands, ncands, structured, with_obs):
     """Game ``g``'s hand is over: the learner's account of it (``SingleSeatVectorEnv._account``), then the next
-    deal, from the game's own stream of uniforms. Compiled on its own (below), not inlined: Numba cannot inline
-    a call of this many arguments into a parallel loop."""
+    deal, from the game's own stream of uniforms. The Python rounds' accounting, ported: the test of the whole step
+    against the rounds (tests/envs/test_single_seat_vector.py) holds the two equal. Compiled on its own (below),
+    not inlined: Numba's inlining pass refused it inside the parallel loop ("Calling a closure with *args is
+    unsupported")."""
     team0, ended, cut = K.hand_outcome(st, g, episode_hand, max_hands, win_reward)
     gain = team0 if learner_team == 0 else -team0
     if decided[g]:
