@@ -1,6 +1,6 @@
 """Timing two ways of running the same ``SingleSeatVectorEnv`` loop in one process, alternating every few seconds,
 so that a busy machine slows both alike (the comparison that holds on a shared host). Used by
-``profile_checkpoint_opponent.py --compare`` and ``compare_rule_loop.py``."""
+``profile_checkpoint_opponent.py --compare`` and ``compare_whole_step.py``."""
 
 from __future__ import annotations
 

@@ -94,6 +94,8 @@ from euchre_env.agents.rule_based.heuristics import (
 from euchre_env.compiled import kernels as K
 from euchre_env.compiled.builds import SLICES_PER_THREAD, two_builds
 from euchre_env.compiled.tables import kernel_tables
+from euchre_env.envs import learner_account
+from euchre_env.envs.learner_account import LEARNER_END, account_hand
 from euchre_env.game.actions import BID, HELP, MOON
 from euchre_env.game.cards import NUM_SUITS
 from euchre_env.game.phases import Phase
@@ -190,6 +192,7 @@ class RuleBasedVector:
         self._obs = np.zeros((venv.num_envs, 0), np.float32)
         self._mask = np.zeros((venv.num_envs, len(table)), np.bool_)
         self._raw = np.zeros((1, raw_size), np.float32)  # the serial observer's one slice of scratch
+        self._whole_scratch: tuple | None = None  # single_seat_step's scratch, by its number of slices
 
     def actions(self, games: np.ndarray) -> np.ndarray:
         """``int64 [len(games)]``: the absolute action id ``RuleBasedAgent().act`` picks for the seat to act in
@@ -245,12 +248,14 @@ class RuleBasedVector:
         if venv.threads != 1 and n >= PARALLEL_FROM:
             venv.use_threads()
             chunks, kernel = SLICES_PER_THREAD * numba.get_num_threads(), single_seat_step
-        codes, active, picks = np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64)
-        # The kernel's scratch, made here: a kernel that allocates nothing is built without reference counting.
-        amasks = np.zeros((n, self._mask.shape[1]), np.bool_)
-        counts, suit_rows = self._scratch(chunks)
-        raw = np.zeros((chunks, rows.shape[1]), np.float32)
-        uniforms = np.zeros((chunks, pack.shape[0] + 1), np.float64)
+        if self._whole_scratch is None or self._whole_scratch[0] != chunks:
+            # The kernel's scratch, made here (a kernel that allocates nothing is built without reference
+            # counting) and kept: the kernel reuses it game after game within a step, so it may across steps.
+            self._whole_scratch = (chunks, np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
+                                   np.zeros((n, self._mask.shape[1]), np.bool_), *self._scratch(chunks),
+                                   np.zeros((chunks, rows.shape[1]), np.float32),
+                                   np.zeros((chunks, pack.shape[0] + 1), np.float64))
+        _, codes, active, picks, amasks, counts, suit_rows, raw, uniforms = self._whole_scratch
         kernel(chunks, actions, observe, learner_team, venv.episode == "hand", venv.max_hands or 0,
                venv.reward_mode == "win", streams, uniforms, rewards, pending, decided, acting, terminated, truncated,
                has_final, final_obs, codes, active, picks, amasks, counts, suit_rows, st, hands, dealt, tc, ts, calls,
@@ -970,28 +975,16 @@ def _learner_hand_over(g, learner_team, episode_hand, max_hands, win_reward, str
                        acting, terminated, truncated, has_final, final_obs, st, hands, dealt, tc, ts, calls, order,
                        deal, pack, raw, opt, printed, off, eff, power, leader_at, card_at, rnd_off, rnd_width, col,
                        perms, cands, ncands, structured, with_obs):
-    """Game ``g``'s hand is over: the learner's account of it (``SingleSeatVectorEnv._account``), then the next
-    deal, from the game's own stream of uniforms. The Python rounds' accounting, ported: the test of the whole step
-    against the rounds (tests/envs/test_single_seat_vector.py) holds the two equal. Compiled on its own (below),
-    not inlined: Numba's inlining pass refused it inside the parallel loop ("Calling a closure with *args is
-    unsupported")."""
+    """Game ``g``'s hand is over: the learner's account of it (``learner_account.account_hand``, the Python
+    rounds' accounting too) with its final observation if its episode ended, then the next deal, from the game's
+    own stream of uniforms. Compiled on its own (below), not inlined: Numba's inlining pass refused it inside the
+    parallel loop ("Calling a closure with *args is unsupported")."""
     team0, ended, cut = K.hand_outcome(st, g, episode_hand, max_hands, win_reward)
-    gain = team0 if learner_team == 0 else -team0
-    if decided[g]:
-        rewards[g] += gain
-    else:  # no learner decision yet in this episode: counted at its first
-        pending[g] += gain
     over = ended or cut
-    if over:
-        if decided[g] and not has_final[g]:  # the learner's episode (one that had no learner decision is dealt again)
-            has_final[g] = True
-            terminated[g] = not cut
-            truncated[g] = cut
-            if with_obs:
-                K.encode_seat(st, hands, tc, ts, calls, g, acting[g], final_obs[g], raw, opt, off, eff, power,
-                              leader_at, card_at, rnd_off, rnd_width, col, perms, cands, ncands, structured)
-        pending[g] = 0.0
-        decided[g] = False
+    if account_hand(g, team0 if learner_team == 0 else -team0, over, cut, rewards, pending, decided, has_final,
+                    terminated, truncated) == LEARNER_END and with_obs:
+        K.encode_seat(st, hands, tc, ts, calls, g, acting[g], final_obs[g], raw, opt, off, eff, power, leader_at,
+                      card_at, rnd_off, rnd_width, col, perms, cands, ncands, structured)
     K.stream_uniforms(streams, g, u)
     K.deal_on(st, hands, dealt, tc, ts, calls, g, over, u, pack, order[g], deal[g], opt, printed)
 
@@ -1006,7 +999,7 @@ def _single_seat_step(chunks, actions, observe, learner_team, episode_hand, max_
     agent: each game ``g`` applies the learner's ``actions[g]`` (in its frame, legal), then plays on until a
     learner seat is to act, whose observation and mask are written (``obs[g]``, ``mask[g]``, ``acting[g]``) as the
     engine's ``step_games`` writes them. A hand that ends is accounted to the learner as the env's Python rounds
-    account it (``SingleSeatVectorEnv._account``; here :func:`_learner_hand_over`): ``rewards`` (the pending
+    account it (``learner_account.account_hand``, in :func:`_learner_hand_over`): ``rewards`` (the pending
     rewards of hands before the learner's first decision first), ``pending``, ``decided``, ``terminated``,
     ``truncated``, ``has_final`` and ``final_obs``, the learner's last observation, in the seat ``acting[g]`` of its
     last decision. Then the game deals on, from its stream ``streams[g]`` (:func:`compiled.kernels.stream_uniforms`),
@@ -1085,12 +1078,14 @@ def _single_seat_step(chunks, actions, observe, learner_team, episode_hand, max_
 
 
 # Numba's disk cache knows only this file's date (the module docstring), and the whole step inlines the engine's
-# kernels: its builds are named after a digest of kernels.py, so an engine changed on disk is compiled in anew
-# rather than loaded stale.
-with open(K.__file__, "rb") as _engine_source:
-    _ENGINE_DIGEST = hashlib.sha1(_engine_source.read()).hexdigest()[:12]
+# kernels and the learner's account: its builds are named after a digest of both files, so a kernel changed on disk
+# is compiled in anew rather than loaded stale.
+_INLINED = hashlib.sha1()
+for _module in (K, learner_account):
+    with open(_module.__file__, "rb") as _source:
+        _INLINED.update(_source.read())
 for _inlining in (_single_seat_step, _learner_hand_over):
-    _inlining.__qualname__ += "_" + _ENGINE_DIGEST
+    _inlining.__qualname__ += "_" + _INLINED.hexdigest()[:12]
 _learner_hand_over = njit(cache=True, _nrt=False)(_learner_hand_over)
 single_seat_step, single_seat_step_serial = two_builds(_single_seat_step, allocates=False)
 

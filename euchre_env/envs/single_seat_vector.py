@@ -59,6 +59,7 @@ from gymnasium.vector.utils import batch_space
 
 from euchre_env.envs.agent_specs import make_agent_from_spec
 from euchre_env.envs.episodes import AUTO, check_reset_options
+from euchre_env.envs.learner_account import DEALT_AGAIN, LEARNER_END, account_hands
 from euchre_env.envs.vector import VectorEuchre
 from euchre_env.game.errors import check_choice
 from euchre_env.game.rules import resolve_rules
@@ -122,7 +123,7 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
         self._mask: np.ndarray | None = None
         self._started = False
         self._whole_steps = True  # an opponent's compiled whole step where it has one (False: rounds of Python; a
-        # benchmark times both ways: benchmarks/compare_rule_loop.py)
+        # benchmark times both ways: benchmarks/compare_whole_step.py)
 
     # ------------------------------------------------------------------ queries
     def opponent_of(self, g: int) -> str:
@@ -208,7 +209,7 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
     def _step_whole(self, whole: Any, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                                                              dict[str, Any]]:
         """:meth:`step` as one compiled call: the learner's moves, the opponents', the hands that end (accounted
-        as :meth:`_account` does) and their next deals, as the engine's ends of hands deal them."""
+        by ``learner_account`` as in the rounds) and their next deals, as the engine's ends of hands deal them."""
         venv = self.venv
         actions = venv.check_actions(actions)  # checks first: nothing changed
         if self.copy:  # every game's row is written in this step: into a new array, returned without a copy
@@ -219,7 +220,6 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
         ends.final_obs = np.zeros((n, venv.obs_size), np.float32)  # calloc: the rows no episode end writes are free
         whole(actions, self._observe, self._team, rewards, self._pending, self._decided, self._acting,
               ends.terminated, ends.truncated, ends.has_final, ends.final_obs)
-        ends.any = bool(ends.has_final.any())
         self._mask = venv.masks()
         return venv.observations(), rewards, ends.terminated, ends.truncated, self._infos(ends)
 
@@ -245,62 +245,48 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
         return ends
 
     def _account(self, step: tuple, rewards: np.ndarray, ends: _Ends) -> None:
-        """The hands and episodes that ended at one step of the engine, from the learner's side."""
+        """The hands and episodes that ended at one step of the engine, from the learner's side
+        (``learner_account``, the compiled whole step's accounting too)."""
         hand_rewards, info = step[3], step[5]
         over = np.flatnonzero(info["hand_over"])
         if not over.size:
             return
-        gain = hand_rewards[over, self.learner_seats[0]]
-        decided = self._decided[over]
-        rewards[over[decided]] += gain[decided]
-        self._pending[over[~decided]] += gain[~decided]
-        finished = info["final_index"]
-        if not finished.size:
-            return
-        mine = self._decided[finished]
-        games = finished[mine]
-        ends.record(games, info["truncated"][games], info["final_observation"], np.flatnonzero(mine),
-                    self._acting[games])
-        ends.discarded[finished[~mine]] = True  # no learner decision in that episode: dealt again, not returned
-        self._pending[finished] = 0.0
-        self._decided[finished] = False
+        finished = info["final_index"]  # ascending, as ``over``
+        episode_over = np.isin(over, finished, assume_unique=True)
+        codes = np.empty(over.size, np.int64)
+        account_hands(over, hand_rewards[over, self.learner_seats[0]], episode_over, info["truncated"][over],
+                      rewards, self._pending, self._decided, ends.has_final, ends.terminated, ends.truncated, codes)
+        if finished.size:
+            games = over[codes == LEARNER_END]
+            slots = np.searchsorted(finished, games)  # the engine's final observations: a row per ended game
+            ends.record(games, info["final_observation"][slots, self._acting[games]])
+            ends.discarded[over[codes == DEALT_AGAIN]] = True
 
     def _infos(self, ends: _Ends | None) -> dict[str, Any]:
         infos: dict[str, Any] = {"action_mask": self._mask.copy(), "seat": self._acting.copy()}
-        if ends is not None and ends.any:
+        if ends is not None and ends.final_obs is not None and ends.has_final.any():
             infos["final_obs"], infos["_final_obs"] = ends.final_obs, ends.has_final
         return infos
 
 
 class _Ends:
-    """The learner's episode ends of one step: terminated / truncated flags and final observations."""
+    """The learner's episode ends of one step: the flags ``learner_account`` writes and the final observations."""
 
     def __init__(self, n: int, obs_size: int) -> None:
         self.terminated = np.zeros(n, bool)
         self.truncated = np.zeros(n, bool)
         self.has_final = np.zeros(n, bool)
-        self.discarded = np.zeros(n, bool)
-        self._obs_size = obs_size
-        self._n = n
+        self.discarded = np.zeros(n, bool)  # episodes with no learner decision, dealt again (reset refuses them)
+        self._shape = (n, obs_size)
         self.final_obs: np.ndarray | None = None
-        self.any = False
 
-    def record(self, games: np.ndarray, truncated: np.ndarray, final: np.ndarray, slots: np.ndarray,
-               seats: np.ndarray) -> None:
-        """Episodes of ``games`` ended; the learner's last observation of ``games[i]`` is ``final[slots[i],
-        seats[i]]`` (the engine's final observations, a row per ended game and seat)."""
+    def record(self, games: np.ndarray, final: np.ndarray) -> None:
+        """The learner's last observations of ``games``, whose episodes ended (``final[i]``: that of ``games[i]``)."""
         if not games.size:
             return
         if self.final_obs is None:
-            self.final_obs = np.zeros((self._n, self._obs_size), np.float32)
-        first = ~self.has_final[games]  # a game's first end of the step is the learner's (the rest are dealt again)
-        if not first.all():
-            games, truncated, slots, seats = games[first], truncated[first], slots[first], seats[first]
-        self.truncated[games] = truncated
-        self.terminated[games] = ~truncated
-        self.has_final[games] = True
-        self.final_obs[games] = final[slots, seats]
-        self.any = True
+            self.final_obs = np.zeros(self._shape, np.float32)  # calloc: the rows no end writes are free
+        self.final_obs[games] = final
 
 
 def _opponents(opponents: Any, rules: Any, n: int) -> tuple[list[str], list[Any], np.ndarray]:
