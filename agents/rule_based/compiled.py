@@ -65,7 +65,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
-from dataclasses import fields
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING
 
 import numba
@@ -95,7 +95,7 @@ from euchre_env.compiled import kernels as K
 from euchre_env.compiled.builds import SLICES_PER_THREAD, two_builds
 from euchre_env.compiled.tables import kernel_tables
 from euchre_env.envs import learner_account
-from euchre_env.envs.learner_account import LEARNER_END, account_hand
+from euchre_env.envs.learner_account import LEARNER_END, account_hand, learner_decides
 from euchre_env.game.actions import BID, HELP, MOON
 from euchre_env.game.cards import NUM_SUITS
 from euchre_env.game.phases import Phase
@@ -192,7 +192,7 @@ class RuleBasedVector:
         self._obs = np.zeros((venv.num_envs, 0), np.float32)
         self._mask = np.zeros((venv.num_envs, len(table)), np.bool_)
         self._raw = np.zeros((1, raw_size), np.float32)  # the serial observer's one slice of scratch
-        self._whole_scratch: tuple | None = None  # single_seat_step's scratch, by its number of slices
+        self._whole_scratch: _WholeStepScratch | None = None  # single_seat_step's, for its number of slices
 
     def actions(self, games: np.ndarray) -> np.ndarray:
         """``int64 [len(games)]``: the absolute action id ``RuleBasedAgent().act`` picks for the seat to act in
@@ -248,24 +248,26 @@ class RuleBasedVector:
         if venv.threads != 1 and n >= PARALLEL_FROM:
             venv.use_threads()
             chunks, kernel = SLICES_PER_THREAD * numba.get_num_threads(), single_seat_step
-        if self._whole_scratch is None or self._whole_scratch[0] != chunks:
+        s = self._whole_scratch
+        if s is None or s.chunks != chunks:
             # The kernel's scratch, made here (a kernel that allocates nothing is built without reference
             # counting) and kept: the kernel reuses it game after game within a step, so it may across steps.
-            self._whole_scratch = (chunks, np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64),
-                                   np.zeros((n, self._mask.shape[1]), np.bool_), *self._scratch(chunks),
-                                   np.zeros((chunks, rows.shape[1]), np.float32),
-                                   np.zeros((chunks, pack.shape[0] + 1), np.float64))
-        _, codes, active, picks, amasks, counts, suit_rows, raw, uniforms = self._whole_scratch
+            counts, suit_rows = self._scratch(chunks)
+            s = self._whole_scratch = _WholeStepScratch(
+                chunks=chunks, codes=np.zeros(n, np.int64), active=np.zeros(n, np.int64), picks=np.zeros(n, np.int64),
+                amasks=np.zeros((n, self._mask.shape[1]), np.bool_), counts=counts, suit_rows=suit_rows,
+                raw=np.zeros((chunks, rows.shape[1]), np.float32),
+                uniforms=np.zeros((chunks, pack.shape[0] + 1), np.float64))
         kernel(chunks, actions, observe, learner_team, venv.episode == "hand", venv.max_hands or 0,
-               venv.reward_mode == "win", streams, uniforms, rewards, pending, decided, acting, terminated, truncated,
-               has_final, final_obs, codes, active, picks, amasks, counts, suit_rows, st, hands, dealt, tc, ts, calls,
-               obs, mask, raw, order, deal, pack, t.opt, t.printed, t.tab, t.akind, t.aarg, t.aalone, t.eff, t.power,
-               t.rank, t.rnd, t.off, t.leader_at, t.card_at, t.rnd_off, t.rnd_width, t.col, t.perms, t.cands,
-               t.ncands, t.to_abs, t.structured, venv.observation != "none", self._layout, self._ids, self._iopt,
-               self._level, self._eff, self._power, self._ranking, self._rlen, self._upval, self._w,
-               self._trump_value, self._ace_value)
-        if codes.min() < 0:
-            self._raise(np.arange(n), codes)
+               venv.reward_mode == "win", streams, s.uniforms, rewards, pending, decided, acting, terminated,
+               truncated, has_final, final_obs, s.codes, s.active, s.picks, s.amasks, s.counts, s.suit_rows, st, hands,
+               dealt, tc, ts, calls, obs, mask, s.raw, order, deal, pack, t.opt, t.printed, t.tab, t.akind, t.aarg,
+               t.aalone, t.eff, t.power, t.rank, t.rnd, t.off, t.leader_at, t.card_at, t.rnd_off, t.rnd_width, t.col,
+               t.perms, t.cands, t.ncands, t.to_abs, t.structured, venv.observation != "none", self._layout,
+               self._ids, self._iopt, self._level, self._eff, self._power, self._ranking, self._rlen, self._upval,
+               self._w, self._trump_value, self._ace_value)
+        if s.codes.min() < 0:
+            self._raise(np.arange(n), s.codes)
 
     def _scratch(self, chunks: int) -> tuple[np.ndarray, np.ndarray]:
         """Each slice's scratch for ``_decide_one``: five card-count rows and the suit rows."""
@@ -284,6 +286,21 @@ class RuleBasedVector:
             raise ValueError(f"{where}: no legal action (is the hand over?)")
         raise RuntimeError(f"{where}: " + ("a rule chose an illegal action (a bug)" if out[i] == NOT_LEGAL
                                            else "no rule for this phase"))
+
+
+@dataclass
+class _WholeStepScratch:
+    """``single_seat_step``'s scratch for ``chunks`` slices (``_single_seat_step`` names each array's use)."""
+
+    chunks: int
+    codes: np.ndarray  # int64 [num_envs]: a failed decision's code, per game
+    active: np.ndarray  # int64 [num_envs]: each slice's games waiting on an opponent
+    picks: np.ndarray  # int64 [num_envs]: their decisions
+    amasks: np.ndarray  # bool [num_envs, num_actions]: their legal masks (absolute ids)
+    counts: np.ndarray  # int64 [chunks, 5, cards]: _decide_one's card counts
+    suit_rows: np.ndarray  # int64 [chunks, HELD + 1, suits]: _decide_one's suit rows
+    raw: np.ndarray  # float32 [chunks, raw size]: the engine's encoding row
+    uniforms: np.ndarray  # float64 [chunks, deal size]: a deal's uniforms
 
 
 class CompiledRuleBased:
@@ -998,8 +1015,9 @@ def _single_seat_step(chunks, actions, observe, learner_team, episode_hand, max_
     """``SingleSeatVectorEnv.step`` in one call, for games whose every seat but the learner's (``observe``) is this
     agent: each game ``g`` applies the learner's ``actions[g]`` (in its frame, legal), then plays on until a
     learner seat is to act, whose observation and mask are written (``obs[g]``, ``mask[g]``, ``acting[g]``) as the
-    engine's ``step_games`` writes them. A hand that ends is accounted to the learner as the env's Python rounds
-    account it (``learner_account.account_hand``, in :func:`_learner_hand_over`): ``rewards`` (the pending
+    engine's ``step_games`` writes them. The learner's moves and the hands that end are accounted to the learner
+    as the env's Python rounds account them (``learner_account.learner_decides``, and ``account_hand`` in
+    :func:`_learner_hand_over`): ``rewards`` (the pending
     rewards of hands before the learner's first decision first), ``pending``, ``decided``, ``terminated``,
     ``truncated``, ``has_final`` and ``final_obs``, the learner's last observation, in the seat ``acting[g]`` of its
     last decision. Then the game deals on, from its stream ``streams[g]`` (:func:`compiled.kernels.stream_uniforms`),
@@ -1024,9 +1042,7 @@ def _single_seat_step(chunks, actions, observe, learner_team, episode_hand, max_
         scratch, amask = raw[c, :size], raw[c, size:]
         k = lo  # the slice's waiting games are active[lo:k]
         for g in range(lo, hi):  # the learner's moves
-            rewards[g] = pending[g]
-            pending[g] = 0.0
-            decided[g] = True
+            learner_decides(g, rewards, pending, decided)
             codes[g] = 0
             if K.apply(st, hands, dealt, tc, ts, calls, g, to_abs[st[g, K.FRAME], actions[g]], opt, tab, akind, aarg,
                        aalone, eff, power, rank, rnd):

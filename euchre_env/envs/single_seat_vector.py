@@ -59,7 +59,7 @@ from gymnasium.vector.utils import batch_space
 
 from euchre_env.envs.agent_specs import make_agent_from_spec
 from euchre_env.envs.episodes import AUTO, check_reset_options
-from euchre_env.envs.learner_account import DEALT_AGAIN, LEARNER_END, account_hands
+from euchre_env.envs.learner_account import DEALT_AGAIN, LEARNER_END, account_hands, learner_decisions
 from euchre_env.envs.vector import VectorEuchre
 from euchre_env.game.errors import check_choice
 from euchre_env.game.rules import resolve_rules
@@ -188,9 +188,8 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
             if self.copy:
                 self.venv.swap_observations(previous)
             raise
-        rewards = self._pending.copy()  # the hands that ended before the learner's first decision count now
-        self._pending[:] = 0.0
-        self._decided[:] = True  # every game was at a learner decision
+        rewards = np.empty(self.num_envs, np.float32)
+        learner_decisions(rewards, self._pending, self._decided)  # every game was at a learner decision
         ends = _Ends(self.num_envs, self.venv.obs_size)
         self._account(step, rewards, ends)
         self._play_opponents(rewards, ends)
