@@ -2,9 +2,10 @@
 
 A ``SingleSeatVectorEnv`` step against ``rules`` is, per learner decision in seat mode, about four moves
 (``apply``) with four legal masks, three rule-based decisions (``benchmarks/bench_rule_decisions.py`` times
-those) and the learner's observation (``encode``, then for ``structured`` the frame choice ``canonical``). This
-script times each part over the states of ``--num-envs`` games a few random moves into their hands, in a
-compiled loop per part (Python's cost divided out), and prints microseconds per call.
+those) and the learner's observation (``encode``, then for ``structured`` the frame choice and copy
+``canonical``, also timed in its two halves, ``choose_frame`` and ``in_frame``). This script times each part
+over the states of ``--num-envs`` games a few random moves into their hands, in a compiled loop per part
+(Python's cost divided out), and prints microseconds per call.
 
     python benchmarks/time_kernel_parts.py --num-envs 4096
 """
@@ -44,6 +45,22 @@ def _frames(st, raws, perms, cands, ncands, out, reps):
         for g in range(st.shape[0]):
             trump = st[g, K.TRUMP]
             K.canonical(raws[g], perms, cands, ncands, trump if trump >= 0 else st[g, K.UPSUIT], out[g])
+
+
+@njit(cache=True)
+def _frame_choices(st, raws, perms, cands, ncands, frames, reps):
+    for _ in range(reps):
+        for g in range(st.shape[0]):
+            trump = st[g, K.TRUMP]
+            frames[g] = K.choose_frame(raws[g], perms, cands, ncands, trump if trump >= 0 else st[g, K.UPSUIT],
+                                       perms.shape[1])
+
+
+@njit(cache=True)
+def _frame_copies(st, raws, perms, frames, out, reps):
+    for _ in range(reps):
+        for g in range(st.shape[0]):
+            K.in_frame(raws[g], perms[frames[g]], out[g])
 
 
 @njit(cache=True)
@@ -88,6 +105,11 @@ def main() -> None:
                                                       structured, r), n)
     parts["structured frame choice and copy (canonical)"] = per_call(
         lambda r: _frames(st, raws, t.perms, t.cands, t.ncands, out, r), n)
+    frames = np.zeros(n, np.int64)
+    parts["  its frame choice alone (choose_frame)"] = per_call(
+        lambda r: _frame_choices(st, raws, t.perms, t.cands, t.ncands, frames, r), n)
+    parts["  its copy into the frame alone (in_frame)"] = per_call(
+        lambda r: _frame_copies(st, raws, t.perms, frames, out, r), n)
     actions = masks.argmax(1).astype(np.int64)  # each game's first legal action
     spent = []
     for _ in range(20):  # a move changes the state: each timing moves fresh copies of the same states

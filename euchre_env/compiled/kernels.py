@@ -632,12 +632,11 @@ def encode(st, hands, tc, ts, calls, g, seat, opt, off, eff, power, leader_at, c
 
 
 @njit(cache=True, inline="always")
-def canonical(raw, perms, cands, ncands, ref, out):
-    """``StructuredObserver.encode_with_frame``: write the lexicographically largest candidate frame's
-    encoding of ``raw`` into ``out``; return that frame's index."""
+def choose_frame(raw, perms, cands, ncands, ref, size):
+    """The candidate frame of reference suit ``ref`` whose encoding of ``raw`` (its first ``size`` entries) is
+    lexicographically largest (``StructuredObserver.encode_with_frame``'s choice)."""
     row = ref + 1
     best = cands[row, 0]
-    size = out.shape[0]
     for i in range(1, ncands[row]):
         f = cands[row, i]
         for j in range(size):
@@ -647,8 +646,22 @@ def canonical(raw, perms, cands, ncands, ref, out):
                 if x > y:
                     best = f
                 break
-    for j in range(size):
-        out[j] = raw[perms[best, j]]
+    return best
+
+
+@njit(cache=True, inline="always")
+def in_frame(raw, perm, out):
+    """``raw`` in a frame: ``out[j] = raw[perm[j]]`` (``perm``: the frame's row of ``perms``)."""
+    for j in range(out.shape[0]):
+        out[j] = raw[perm[j]]
+
+
+@njit(cache=True, inline="always")
+def canonical(raw, perms, cands, ncands, ref, out):
+    """``StructuredObserver.encode_with_frame``: write the lexicographically largest candidate frame's
+    encoding of ``raw`` into ``out``; return that frame's index."""
+    best = choose_frame(raw, perms, cands, ncands, ref, out.shape[0])
+    in_frame(raw, perms[best], out)
     return best
 
 
