@@ -65,6 +65,11 @@ class ModelConfig:
     # What the critic sees: "seat" (the actor's observation) or "oracle" (that plus every hidden card and who
     # holds the other team, training/oracle.py). The critic is not played, so it may see what the actor may not.
     critic: str = "oracle"
+    # A checkpoint (.pt) whose actor starts the run, "" for none: a published network trained on (continued or
+    # fine-tuned). Its rules, observation and hidden layers must be the run's; the critic starts fresh (a
+    # published checkpoint holds the actor alone), so pair it with ppo.critic_warmup. It replaces the behaviour
+    # cloning (pretrain). A resumed run loads its own weights and ignores it.
+    init: str = ""
 
 
 CRITICS = ("oracle", "seat")
@@ -105,6 +110,10 @@ class PPOConfig:
     # AVX-512 BF16 or AMX, far slower on one without), or "auto": the one that multiplies faster on the machine
     # the run starts on, timed then and saved in the run's config. Collection and play stay float32.
     matmul_precision: str = "float32"
+    # The first updates of a run in which only the critic learns (the actor's learning rate held at 0): a fresh
+    # critic (model.init) fits the values before its advantages move a trained policy. The critic learns in its
+    # own parameter group then, at ppo.critic_lr (or ppo.lr when that is 0).
+    critic_warmup: int = 0
 
 
 @dataclass
@@ -226,6 +235,7 @@ RANGES: dict[str, Range] = {
     "ppo.reward_scale": Range(0, 100, integer=False, above=True),  # 0 would make every reward zero
     "ppo.solver_coef": Range(0, 10, integer=False, zero="no solver targets"),
     "ppo.solver_fraction": Range(0, 1, integer=False, above=True),
+    "ppo.critic_warmup": Range(0, 10**6, zero="the actor learns from the first update"),
     "pretrain.decisions": DECISIONS,
     "pretrain.epochs": Range(1, 100),
     "pretrain.minibatch_size": MINIBATCH,
@@ -371,6 +381,9 @@ class TrainConfig:
         if self.eval.every and not self.eval.opponents:
             raise ValueError("config eval.opponents is empty: periodic evaluations need an opponent "
                              "(eval.every: 0 turns them off)")
+        if self.model.init and not os.path.isfile(self.model.init):
+            raise ValueError(f"config model.init must be a checkpoint file to start the actor from ('' for none), "
+                             f"got {_shown(self.model.init)}")
         teacher = [self.pretrain.teacher] if self.pretrain.teacher else []
         for spec in [*lg.mix, *self.eval.opponents, *self.final_eval.opponents, *teacher]:
             if spec not in ("self", "past"):

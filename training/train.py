@@ -18,6 +18,8 @@ Every checkpoint is the play payload of the actor (:func:`~euchre_env.agents.neu
 its weights, the observation kind, the rules), which is all a player loads; ``latest.pt`` and
 ``best.pt`` add the trainer's own keys (``critic`` weights, ``optimizer``, ``config``, ``counters``,
 ``league``). The critic, which may have seen hidden cards (``model.critic: oracle``), never plays.
+``model.init`` starts a new run's actor from a checkpoint (a published one holds the actor alone), its critic
+fresh, which ``ppo.critic_warmup`` fits for some updates before the actor learns.
 
 Why one module: the file is one concept, the :class:`Trainer`, readable top to bottom as CleanRL's trainers are:
 its start, resume, checkpoints, league, evaluations and loop share the run's state. What is not the
@@ -138,6 +140,8 @@ class Trainer:
             self._resume()
         else:
             self._start()
+            if config.model.init:
+                self._init_actor(config.model.init)
         # purge_step drops events logged after the checkpoint a resumed run restarts from
         self.writer = SummaryWriter(run_dir, purge_step=self.update if resume else None)
         if not resume:
@@ -145,19 +149,22 @@ class Trainer:
         self.writer.add_text("device", self.device_label, self.update)  # each start: a resume may move the run
 
     def _param_groups(self) -> list[dict[str, Any]]:
-        """One group at ``ppo.lr``, or with ``ppo.critic_lr`` the actor's and the critic's apart (in that
-        order): the value regression of the oracle critic can take a larger step than the policy."""
+        """One group at ``ppo.lr``, or with ``ppo.critic_lr`` (or ``ppo.critic_warmup``) the actor's and the
+        critic's apart (in that order): the value regression of the oracle critic can take a larger step than the
+        policy, and the critic's warm-up holds the actor's group alone."""
         ppo = self.config.ppo
-        if not ppo.critic_lr:
+        if not ppo.critic_lr and not ppo.critic_warmup:
             return [{"params": list(self.model.parameters()), "lr": ppo.lr}]
         head = list(self.model.solver_head.parameters()) if self.model.solver_head is not None else []
         return [{"params": list(self.model.actor.parameters()) + head, "lr": ppo.lr},  # the head trains the actor
                 {"params": list(self.model.critic.parameters()), "lr": ppo.critic_lr}]
 
     def _set_learning_rates(self, fraction: float) -> None:
-        """Every group's learning rate at ``fraction`` of its configured value."""
+        """Every group's learning rate at ``fraction`` of its configured value; the actor's at 0 during the
+        critic's warm-up (``ppo.critic_warmup``: its first updates, the critic alone learns)."""
         ppo = self.config.ppo
-        for group, lr in zip(self.optimizer.param_groups, [ppo.lr, ppo.critic_lr or ppo.lr]):
+        actor = 0.0 if self.update < ppo.critic_warmup else 1.0
+        for group, lr in zip(self.optimizer.param_groups, [ppo.lr * actor, ppo.critic_lr or ppo.lr]):
             group["lr"] = lr * fraction
 
     # ------------------------------------------------------------------ run folder
@@ -198,6 +205,20 @@ class Trainer:
         for name in self.league:
             self.selfplay.snapshots.append((name, self._load_snapshot(name)))
         self.log(f"resumed {self.run_dir} at update {self.update} ({self.decisions:,} decisions)")
+
+    def _init_actor(self, path: str) -> None:
+        """``model.init``: the actor's weights from the checkpoint at ``path`` (its rules, observation and hidden
+        layers the run's, else one line saying which differ); the critic keeps its fresh weights."""
+        data = load_checkpoint(path, self.rules)
+        model = self.config.model
+        hidden = [int(h) for h in data["hidden"]]
+        if data["observation"] != model.observation or hidden != list(model.hidden):
+            raise ValueError(f"config model.init {path!r} is a network of the {data['observation']} observation with "
+                             f"hidden layers {hidden}; this run's is {model.observation} with {list(model.hidden)} "
+                             "(set model.observation and model.hidden to match)")
+        actor = build_model(data, path).copy(dense=self.dense, device=self.device)
+        self.model.actor.load_state_dict(actor.state_dict())
+        self.log(f"the actor starts from {path} (its critic fresh; no behaviour cloning)")
 
     def _read_latest(self, path: str) -> dict[str, Any]:
         """The checkpoint to resume from; one that cannot be used (damaged, foreign) fails with what to do instead."""
@@ -407,13 +428,15 @@ class Trainer:
         guard = InterruptGuard(self.log)
         with guard.installed():
             try:
-                if self.update == 0 and cfg.pretrain.teacher:
+                if self.update == 0 and cfg.pretrain.teacher and not cfg.model.init:
                     self._pretrain(progress)
                 with self._training_bar(progress) as bar:
                     while self.decisions < run.total_decisions and self.seconds_so_far() < limit:
+                        fraction = 1.0
                         if ppo.anneal_lr:  # linear decay to 5% over the budget, or the time limit if it comes first
                             done = max(self.decisions / run.total_decisions, self.seconds_so_far() / limit)
-                            self._set_learning_rates(max(0.05, 1 - done))
+                            fraction = max(0.05, 1 - done)
+                        self._set_learning_rates(fraction)
                         t0 = time.perf_counter()
                         rollout = self.collect()
                         with guard.finishing(self.update + 1):
