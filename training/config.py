@@ -381,9 +381,6 @@ class TrainConfig:
         if self.eval.every and not self.eval.opponents:
             raise ValueError("config eval.opponents is empty: periodic evaluations need an opponent "
                              "(eval.every: 0 turns them off)")
-        if self.model.init and not os.path.isfile(self.model.init):
-            raise ValueError(f"config model.init must be a checkpoint file to start the actor from ('' for none), "
-                             f"got {_shown(self.model.init)}")
         teacher = [self.pretrain.teacher] if self.pretrain.teacher else []
         for spec in [*lg.mix, *self.eval.opponents, *self.final_eval.opponents, *teacher]:
             if spec not in ("self", "past"):

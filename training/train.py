@@ -140,8 +140,6 @@ class Trainer:
             self._resume()
         else:
             self._start()
-            if config.model.init:
-                self._init_actor(config.model.init)
         # purge_step drops events logged after the checkpoint a resumed run restarts from
         self.writer = SummaryWriter(run_dir, purge_step=self.update if resume else None)
         if not resume:
@@ -169,8 +167,13 @@ class Trainer:
 
     # ------------------------------------------------------------------ run folder
     def _start(self) -> None:
+        """A new run's folder, refused over another run. ``model.init`` is read first: a checkpoint that cannot
+        start the run leaves no folder behind. (Only a new run reads it: a resumed run has its own weights, so
+        one whose init file has since moved still resumes.)"""
         if os.path.exists(os.path.join(self.ckpt_dir, "latest.pt")):
             raise ValueError(f"run folder {self.run_dir!r} already holds a run: pass --resume, or another --run-name")
+        if self.config.model.init:
+            self._init_actor(self.config.model.init)
         os.makedirs(os.path.join(self.ckpt_dir, "league"), exist_ok=True)
         with open(os.path.join(self.run_dir, "config.yaml"), "w") as f:
             yaml.safe_dump(self.config.to_dict(), f, sort_keys=False)
@@ -209,7 +212,10 @@ class Trainer:
     def _init_actor(self, path: str) -> None:
         """``model.init``: the actor's weights from the checkpoint at ``path`` (its rules, observation and hidden
         layers the run's, else one line saying which differ); the critic keeps its fresh weights."""
-        data = load_checkpoint(path, self.rules)
+        try:
+            data = load_checkpoint(path, self.rules)
+        except CheckpointError as e:
+            raise CheckpointError(f"config model.init: {e}") from None
         model = self.config.model
         hidden = [int(h) for h in data["hidden"]]
         if data["observation"] != model.observation or hidden != list(model.hidden):

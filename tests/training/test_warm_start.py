@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 torch = pytest.importorskip("torch", reason="the trainer needs the train extra (torch)")
@@ -78,7 +80,6 @@ def test_the_critic_warms_up_alone_then_the_actor_learns(tmp_path, critic_lr):
 
 
 @pytest.mark.parametrize("overrides, message", [
-    (["model.init=missing.pt"], "config model.init must be a checkpoint file"),
     (["ppo.critic_warmup=-1"], "config ppo.critic_warmup must be an integer from 0"),
 ])
 def test_bad_settings_are_one_line(overrides, message):
@@ -100,5 +101,19 @@ def test_a_checkpoint_that_does_not_fit_the_run_is_one_line(tmp_path):
     assert "\n" not in str(error.value)
     damaged = tmp_path / "damaged.pt"
     damaged.write_bytes(b"not a checkpoint")
-    with pytest.raises(CheckpointError, match=r"damaged|not a euchre-env checkpoint"):
+    with pytest.raises(CheckpointError, match=r"config model.init: .*(damaged|not a euchre-env checkpoint)"):
         Trainer(tiny(f"model.init={damaged}"), str(tmp_path / "d"), log=QUIET)
+    with pytest.raises(CheckpointError, match=r"config model.init: no checkpoint file at '.*missing.pt'"):
+        Trainer(tiny(f"model.init={tmp_path / 'missing.pt'}"), str(tmp_path / "e"), log=QUIET)
+    for run in "abcde":  # refused before the run folder is written
+        assert not (tmp_path / run).exists()
+
+
+def test_a_run_resumes_after_its_init_checkpoint_moved(tmp_path):
+    path = _published(tmp_path / "published.pt")
+    config = tiny(f"model.init={path}", "eval.every=0", "eval.select_last=0")
+    Trainer(config, str(tmp_path / "run"), log=QUIET).train(stop_at_update=1)
+    os.remove(path)  # the run holds its own weights now
+    resumed = Trainer(tiny(f"model.init={path}", "eval.every=0", "eval.select_last=0"), str(tmp_path / "run"),
+                      resume=True, log=QUIET)
+    assert resumed.train(stop_at_update=2).updates == 2
