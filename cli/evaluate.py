@@ -188,7 +188,8 @@ def run_merge(args: argparse.Namespace) -> int:
             with open(file) as f:
                 runs.append(json.load(f))
         except (OSError, ValueError) as exc:
-            fail(f"cannot read eval results {file!r}: {exc}")
+            fail(f"cannot read eval results {file!r}: {exc}; expected the eval.json (JSON) that "
+                 "euchre eval --out DIR writes, or DIR")
     try:
         result = merge_results(runs)
     except (ValueError, KeyError, TypeError) as exc:

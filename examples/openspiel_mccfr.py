@@ -2,7 +2,8 @@
 
 Trains OpenSpiel's Python ``OutcomeSamplingSolver`` on one hand of a preset (``python_euchre_<preset>``, the
 team's points margin as the return) for ``--seconds``, saves its average policy where the ``openspiel:mccfr:``
-agent spec reads it, and plays a duplicate match of that agent against ``rules`` and ``random``.
+agent spec reads it (an ``.npz`` of plain arrays: loading it runs nothing), and plays a duplicate match of that
+agent against ``rules`` and ``random``.
 
 What to expect (docs/openspiel.md has the measured figures): about a hundred iterations a second on the
 2-core machine and tens of new information states per iteration, so a few minutes visit a small fraction
@@ -13,13 +14,12 @@ say how far tabular CFR is from Euchre's size. The table lives in memory and gro
 states an iteration, about 1 KB each: 20 s made 214,000 of them (364 MB peak), so size ``--seconds`` to the
 memory you have (the default minute: about 0.8 GB).
 
-    .venv/bin/python examples/openspiel_mccfr.py --rules knock --seconds 60 --deals 200 --out mccfr_knock.pkl
+    .venv/bin/python examples/openspiel_mccfr.py --rules knock --seconds 60 --deals 200 --out mccfr_knock.npz
 """
 
 from __future__ import annotations
 
 import argparse
-import pickle
 import resource
 import time
 
@@ -27,6 +27,7 @@ import numpy as np
 import pyspiel
 from open_spiel.python.algorithms import mccfr, outcome_sampling_mccfr
 
+from euchre_env.agents.search.openspiel_bots import save_mccfr_policy
 from euchre_env.evaluation.evaluate import evaluate
 from euchre_env.game.rules import Rules
 from euchre_env.openspiel import game_for_rules
@@ -57,7 +58,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rules", default="knock", help="preset: knock, classic, multiplayer, bid")
     parser.add_argument("--seconds", type=float, default=60.0, help="training time (memory grows with it)")
     parser.add_argument("--deals", type=int, default=200, help="duplicate deals of each evaluation match")
-    parser.add_argument("--out", default="mccfr_policy.pkl", help="where the policy goes (not .pt)")
+    parser.add_argument("--out", default="mccfr_policy.npz", help="where the policy goes (an .npz of plain arrays)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     rules = Rules.preset(args.rules)
@@ -65,8 +66,7 @@ def main(argv: list[str] | None = None) -> None:
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"{iterations} iterations in {args.seconds:.0f} s ({rate:.0f}/s), {len(policy)} information states "
           f"with a policy, peak memory {rss_mb:.0f} MB")
-    with open(args.out, "wb") as f:
-        pickle.dump({"rules": rules.to_dict(), "policy": policy}, f)
+    save_mccfr_policy(args.out, rules, policy)
     spec = f"openspiel:mccfr:{args.out}"
     for opponent in ("rules", "random"):
         result = evaluate(spec, opponent, rules=rules, n=args.deals, seed=args.seed, workers=1)

@@ -235,14 +235,30 @@ class Tables:
         """The tables at ``path``; ValueError in one line for a missing, damaged or foreign file."""
         if not os.path.isfile(path):
             raise ValueError(f"no CFR tables file at {path!r} (train one with: euchre cfr --out {path})")
+        expected = f"CFR tables are the .npz of plain arrays that euchre cfr --out {path} writes"
+
+        def unreadable(exc: Exception) -> ValueError:
+            return ValueError(f"{path!r} is not a readable CFR tables file ({type(exc).__name__}: "
+                              f"{' '.join(str(exc).split())[:120]}); {expected}")
+
         try:
             with open(path, "rb") as f:
-                data = np.load(io.BytesIO(f.read()), allow_pickle=False)
-                meta = json.loads(str(data["meta"]))
-                regret, strategy = data["regret"], data["strategy"]
+                raw = io.BytesIO(f.read())
+        except OSError as exc:
+            raise unreadable(exc) from None
+        # np.load reads a lone .npy as an array (or a pickle, were it allowed): only an archive of named arrays is
+        # tables, and anything else is refused before numpy parses it.
+        if not zipfile.is_zipfile(raw):
+            raise ValueError(f"{path!r} is not a readable CFR tables file (not an .npz archive); {expected}")
+        try:
+            data = np.load(raw, allow_pickle=False)
+            meta = json.loads(str(data["meta"]))
+            regret, strategy = data["regret"], data["strategy"]
         except (OSError, ValueError, KeyError, zipfile.BadZipFile, EOFError) as exc:
-            raise ValueError(f"{path!r} is not a readable CFR tables file ({type(exc).__name__}: "
-                             f"{' '.join(str(exc).split())[:120]})") from None
+            if "allow_pickle" in str(exc):  # numpy's refusal of an object array, made before unpickling it
+                raise ValueError(f"{path!r} holds a pickled object array, which can run code when read: refused, "
+                                 f"nothing was run; {expected}") from None
+            raise unreadable(exc) from None
         if not isinstance(meta, dict) or meta.get("format") != FORMAT:
             raise ValueError(f"{path!r} is not a CFR tables file of this project (format {meta.get('format')!r})"
                              if isinstance(meta, dict) else f"{path!r} is not a CFR tables file of this project")

@@ -10,17 +10,23 @@ their objective is the hand's team margin, as PIMC's is.
   :mod:`euchre_env.agents.search.worlds`), replayed through our engine to the decision.
 - ``mcts:N``: OpenSpiel's (perfect-information) ``MCTSBot`` on one such world per decision ("determinized"
   MCTS): cheap, and weak where hidden cards matter; a baseline.
-- ``mccfr:PATH``: a tabular average policy saved by ``examples/openspiel_mccfr.py`` (a pickle of
-  ``{"rules": Rules.to_dict(), "policy": {information-state string: [probability of each legal action, in
-  ascending id order]}}``, the layout of OpenSpiel's MCCFR tables); an information state the policy never
-  met is played uniformly at random among the legal actions. Name the file ``.pkl``, not ``.pt`` (a spec
-  ending in ``.pt`` is a network checkpoint).
+- ``mccfr:PATH``: a tabular average policy saved by ``examples/openspiel_mccfr.py`` (:func:`save_mccfr_policy`:
+  {information-state string: [probability of each legal action, in ascending id order]}, the layout of
+  OpenSpiel's MCCFR tables, and the rules it was trained on); an information state the policy never met is
+  played uniformly at random among the legal actions.
+
+**The policy file** is an ``.npz`` of plain arrays, read with ``np.load(allow_pickle=False)``: nothing in it
+can run code. ``meta`` is a JSON string (format, version, rules, number of states); ``keys`` the UTF-8 bytes
+of every information-state string one after another and ``key_ends`` where each ends; ``probs`` every
+probability one after another and ``prob_ends`` where each state's list ends. A pickle (the earlier format) is
+refused without being read.
 """
 
 from __future__ import annotations
 
+import json
 import os
-import pickle
+import zipfile
 import zlib
 from collections.abc import Callable
 from typing import Any
@@ -37,6 +43,10 @@ from euchre_env.game.seats import partner_of
 from euchre_env.views.infostate import InfoState, information_state
 
 KINDS = ("ismcts", "mcts", "mccfr")
+POLICY_FORMAT = "euchre-env-mccfr-policy"
+POLICY_VERSION = 1
+POLICY_EXPECTED = ("an MCCFR policy is an .npz of plain arrays that examples/openspiel_mccfr.py writes; regenerate "
+                   "it with: python examples/openspiel_mccfr.py --rules PRESET --out POLICY.npz")
 MAX_RESAMPLES = 400  # a drawn world the replay refuses (a help exchange the give-back rule forbids) is drawn again
 
 
@@ -53,6 +63,108 @@ def check_openspiel_spec(text: str) -> tuple[str, int | str]:
     if not arg.isdigit() or int(arg) < 1:
         raise ValueError(f"agent spec {text!r}: simulations must be an integer of at least 1, got {arg!r}")
     return kind, int(arg)
+
+
+def save_mccfr_policy(path: str, rules: Rules, policy: dict[str, list[float]]) -> None:
+    """Write ``policy`` ({information-state string: probabilities of the legal actions, ascending ids}) trained on
+    ``rules`` to ``path`` as the module docstring's ``.npz``, atomically: an interrupted write leaves the previous
+    file."""
+    keys = [key.encode() for key in policy]
+    lists = list(policy.values())
+    meta = {"format": POLICY_FORMAT, "version": POLICY_VERSION, "rules": rules.to_dict(), "states": len(policy)}
+    arrays = {
+        "meta": np.array(json.dumps(meta)),
+        "keys": np.frombuffer(b"".join(keys), dtype=np.uint8),
+        "key_ends": np.cumsum([len(k) for k in keys], dtype=np.int64),
+        "probs": np.array([p for probs in lists for p in probs], dtype=np.float64),
+        "prob_ends": np.cumsum([len(probs) for probs in lists], dtype=np.int64),
+    }
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    tmp = f"{path}.tmp-{os.getpid()}"
+    try:
+        with open(tmp, "wb") as f:  # a file object: numpy appends no ".npz" to the name given
+            np.savez_compressed(f, **arrays)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
+class MCCFRPolicyError(ValueError):
+    """An MCCFR policy file that cannot be played: missing, damaged, foreign or a pickle (one line)."""
+
+
+def _policy_problem(path: str, what: str) -> MCCFRPolicyError:
+    """The one line for a policy file that cannot be played: ``what`` was wrong, and what is expected."""
+    return MCCFRPolicyError(f"{path!r} {what}; {POLICY_EXPECTED}")
+
+
+def _ends(data: Any, name: str, length: int, states: int) -> np.ndarray:
+    """The ``*_ends`` array ``name``: ``states`` non-decreasing integers from 0, the last ``length``."""
+    ends = data[name]
+    if ends.dtype.kind not in "iu" or ends.shape != (states,) or (states and ends[-1] != length) or \
+            (np.diff(ends, prepend=0) < 0).any():
+        raise ValueError(f"{name!r} does not index the arrays it belongs to")
+    return ends.astype(np.int64)
+
+
+def load_mccfr_policy(path: str) -> tuple[Rules, dict[str, np.ndarray]]:
+    """The rules and the policy saved by :func:`save_mccfr_policy` at ``path``; :class:`MCCFRPolicyError` (a
+    ValueError) in one line for a file that is missing, damaged, foreign or of the old pickle format.
+
+    Only ``np.load(allow_pickle=False)`` reads the file, so no byte of it can run code: an object array inside
+    is refused by numpy before it is unpickled. A pickle (the earlier format, whose ``pickle.load`` would run
+    whatever the file names) is recognised by its first byte and refused unread. Converting old files with a
+    restricted unpickler was ruled out: it would still parse a stranger's pickle, to save re-running a
+    one-minute example.
+    """
+    try:
+        with open(path, "rb") as f:
+            if not zipfile.is_zipfile(f):
+                f.seek(0)
+                # Protocols 2 and above (what pickle.dump has written since Python 3.0) open with PROTO, 0x80.
+                if f.read(1) == b"\x80":
+                    raise _policy_problem(path, "is a pickle (the old MCCFR policy format), which can run code "
+                                                "when read: refused unread, nothing was run")
+                raise _policy_problem(path, "is not an MCCFR policy file (not an .npz archive)")
+            f.seek(0)
+            with np.load(f, allow_pickle=False) as data:
+                meta = json.loads(str(data["meta"]))
+                if not isinstance(meta, dict) or meta.get("format") != POLICY_FORMAT:
+                    raise _policy_problem(path, f"is not an MCCFR policy file (no format tag {POLICY_FORMAT!r})")
+                if meta.get("version") != POLICY_VERSION:
+                    raise _policy_problem(path, f"has MCCFR policy version {str(meta.get('version'))[:20]}; this "
+                                                f"code reads {POLICY_VERSION}")
+                keys, probs = data["keys"], data["probs"]
+                states = meta.get("states")
+                if not isinstance(states, int) or keys.dtype != np.uint8 or keys.ndim != 1 or \
+                        probs.dtype.kind != "f" or probs.ndim != 1:
+                    raise ValueError("its arrays are not those of an MCCFR policy")
+                key_ends = _ends(data, "key_ends", len(keys), states)
+                prob_ends = _ends(data, "prob_ends", len(probs), states)
+                if not np.isfinite(probs).all() or (probs < 0).any():
+                    raise ValueError("a probability is negative or not finite")
+                raw = keys.tobytes()
+                starts = np.concatenate([[0], key_ends[:-1]]).astype(np.int64)
+                strings = [raw[a:b].decode() for a, b in zip(starts.tolist(), key_ends.tolist())]
+                policy = dict(zip(strings, np.split(probs.astype(np.float64), prob_ends[:-1])))
+                rules = Rules.from_dict(meta.get("rules"))
+    except MCCFRPolicyError:
+        raise
+    except FileNotFoundError:
+        raise _policy_problem(path, "does not exist") from None
+    except ValueError as exc:
+        if "allow_pickle" in str(exc):  # numpy's refusal of an object array, made before unpickling it
+            raise _policy_problem(path, "holds a pickled object array, which can run code when read: refused, "
+                                        "nothing was run") from None
+        raise _policy_problem(path, f"is not a readable MCCFR policy file ({' '.join(str(exc).split())[:120]})") \
+            from None
+    except (OSError, KeyError, TypeError, AttributeError, zipfile.BadZipFile, EOFError) as exc:
+        detail = " ".join(str(exc).split())[:120]
+        raise _policy_problem(path, f"is not a readable MCCFR policy file ({type(exc).__name__}: {detail})") \
+            from None
+    return rules, policy
 
 
 def _same_rules(a: Rules, b: Rules) -> bool:
@@ -177,12 +289,9 @@ class OpenSpielAgent:
         self.kind, self.arg = kind, arg
         self.name = name or f"openspiel:{kind}:{arg}"
         self._games: dict[Rules, Any] = {}
-        self._policy: dict[str, dict[int, float]] | None = None
+        self._policy: dict[str, np.ndarray] | None = None
         if kind == "mccfr":
-            with open(arg, "rb") as f:
-                saved = pickle.load(f)
-            self._policy_rules = Rules.from_dict(saved["rules"])
-            self._policy = saved["policy"]
+            self._policy_rules, self._policy = load_mccfr_policy(arg)
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
@@ -241,10 +350,9 @@ class OpenSpielAgent:
 
     def _mccfr_action(self, root: Any, seat: int, legal: list[int], rng: np.random.Generator) -> int:
         probs = self._policy.get(root.information_state_string(seat))
-        if probs is None or len(probs) != len(legal) or sum(probs) <= 0:
+        if probs is None or len(probs) != len(legal) or probs.sum() <= 0:
             return legal[int(rng.integers(len(legal)))]  # never met in training: uniform
-        p = np.asarray(probs, float)
-        return legal[int(rng.choice(len(legal), p=p / p.sum()))]
+        return legal[int(rng.choice(len(legal), p=probs / probs.sum()))]
 
     def _random_state(self, rng: np.random.Generator) -> np.random.RandomState:
         return np.random.RandomState(int(rng.integers(2**31)))
@@ -288,5 +396,5 @@ def information_string_for(info: InfoState, rng: np.random.Generator | None = No
     return information_string(sample_replayed_world(info, WorldSampler(info), rng), info.seat)
 
 
-__all__ = ["KINDS", "OpenSpielAgent", "check_openspiel_spec", "information_string_for", "replay_world",
-           "resampler", "sample_replayed_world"]
+__all__ = ["KINDS", "MCCFRPolicyError", "OpenSpielAgent", "check_openspiel_spec", "information_string_for",
+           "load_mccfr_policy", "replay_world", "resampler", "sample_replayed_world", "save_mccfr_policy"]

@@ -4,7 +4,6 @@ the evaluation and SingleSeatEnv."""
 from __future__ import annotations
 
 import io
-import pickle
 import random
 
 import numpy as np
@@ -14,7 +13,7 @@ pytest.importorskip("pyspiel", reason="open-spiel is not installed (pip install 
 
 from euchre_env import SingleSeatEnv
 from euchre_env.agents.registry import check_spec, make_agent
-from euchre_env.agents.search.openspiel_bots import OpenSpielAgent, sample_replayed_world
+from euchre_env.agents.search.openspiel_bots import OpenSpielAgent, sample_replayed_world, save_mccfr_policy
 from euchre_env.agents.search.worlds import WorldSampler
 from euchre_env.evaluation.evaluate import evaluate
 from euchre_env.game.engine import GameState
@@ -29,7 +28,7 @@ from euchre_env.views.infostate import information_state
                          "openspiel:mccfr:PATH"),
     ("openspiel:ismcts:0", "agent spec 'openspiel:ismcts:0': simulations must be an integer of at least 1"),
     ("openspiel:mcts:x", "agent spec 'openspiel:mcts:x': simulations must be an integer of at least 1"),
-    ("openspiel:mccfr:/no/such/policy.pkl", "agent spec 'openspiel:mccfr:/no/such/policy.pkl': no MCCFR policy"),
+    ("openspiel:mccfr:/no/such/policy.npz", "agent spec 'openspiel:mccfr:/no/such/policy.npz': no MCCFR policy"),
 ])
 def test_bad_openspiel_specs_are_one_line(spec: str, message: str) -> None:
     for call in (check_spec, make_agent):
@@ -109,8 +108,8 @@ def test_mccfr_policy_file_is_followed(tmp_path) -> None:
     legal = truth.legal_actions()
     probs = [0.0] * len(legal)
     probs[-1] = 1.0  # always the last legal action (order alone)
-    path = tmp_path / "policy.pkl"
-    path.write_bytes(pickle.dumps({"rules": rules.to_dict(), "policy": {key: probs}}))
+    path = tmp_path / "policy.npz"
+    save_mccfr_policy(str(path), rules, {key: probs})
     agent = make_agent(f"openspiel:mccfr:{path}", seed=0)
     assert isinstance(agent, OpenSpielAgent)
     info = {"information_state": information_state(truth, seat)}
