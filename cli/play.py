@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from typing import Any
 
 from euchre_env.cli.arguments import fail, make_rules, non_negative_int, positive_int
@@ -51,7 +52,9 @@ def add_parsers(sub: Any) -> None:
                                     "own games. Needs the play extra (pip install 'euchre-env[play]').")
     table_options(sv)
     sv.add_argument("--port", type=port_number, default=8000, help="port, 1..65535 (default 8000)")
-    sv.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
+    sv.add_argument("--host", default="127.0.0.1",
+                    help="address to bind (default 127.0.0.1: this machine only; 0.0.0.0 or :: opens the page to "
+                         "the network, with no login)")
 
 
 def run_table(args: argparse.Namespace) -> int:
@@ -70,19 +73,26 @@ def run_table(args: argparse.Namespace) -> int:
             fail(str(exc))
         return 0
     try:
-        from euchre_env.play.web import create_app
+        from euchre_env.play.web import bind, create_app, page_url
     except ModuleNotFoundError as exc:
         fail(f"the serve command needs the play extra (no module named {exc.name!r}): pip install 'euchre-env[play]'")
     try:
         app = create_app(rules, args.seat, args.partner, args.opponents,
                          seed=args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "little"),
-                         hands=args.hands, hint=args.hint)
+                         hands=args.hands, hint=args.hint, host=args.host)
     except ValueError as exc:
         fail(str(exc))
-    print(f"euchre: open http://{args.host}:{args.port}/ in a browser (Ctrl-C stops the server)")
+    # Bound before anything is printed: the banner names a port this server holds, never another program's.
     try:
-        app.run(host=args.host, port=args.port, threaded=True)
-    except OSError as exc:  # the port is taken, or the address is not this machine's
+        server = bind(app, args.host, args.port)
+    except OSError as exc:  # the port is taken, or the address is not this machine's (or no address at all)
         fail(f"cannot serve on {args.host}:{args.port}: {exc.strerror or exc}")
+    url, exposed = page_url(args.host, server.server_address)
+    if exposed:
+        print(f"euchre: warning: --host {args.host}: the page is reachable from the network, with no login: "
+              f"anyone who can reach this machine on port {server.port} can play and start games on it",
+              file=sys.stderr)
+    print(f"euchre: open {url} in a browser (Ctrl-C stops the server)", flush=True)
+    server.serve_forever()  # Werkzeug's: Ctrl-C returns from it and closes the socket
     return 0
 

@@ -8,9 +8,11 @@ won by each team) stays with it.
 
 API (JSON in and out):
 
-- ``POST /api/games`` ``{}`` -> ``{"token": ..., "moves": [...], "state": ...}``: a new game (the bots play up
-  to the person's first decision) and its token, which every other request on the game sends back in the
-  ``X-Euchre-Token`` header;
+- ``POST /api/games`` ``{}`` or ``{"client": ...}`` -> ``{"token": ..., "client": ..., "moves": [...], "state":
+  ...}``: a new game (the bots play up to the person's first decision), its token, which every other request
+  on the game sends back in the ``X-Euchre-Token`` header, and its client: the id that a browser's later
+  ``POST /api/games`` sends back, so that its games are counted together (a client the server holds no
+  game of, or none, gets a new id);
 - ``GET /api/games/<id>`` -> its state;
 - ``GET /api/games/<id>/hint`` -> ``{"hint": "hint (rules): order: <why>"}``, the terminal's hint;
 - ``POST /api/games/<id>/act`` ``{"action": id, "decision": n}`` -> ``{"moves": [...], "state": ...}``: the
@@ -22,24 +24,31 @@ API (JSON in and out):
 - ``POST /api/games/<id>/new`` ``{}`` -> a new game now (the one in progress dropped), the score over games kept.
 
 Every error, from a bad request to a bug, is ``{"error": "one line"}`` with its status (400 malformed or
-illegal, 403 no or wrong token or another site's request, 404 no such game, 405, 409 stale or out of turn,
-413 over the size limit, 415 not JSON, 500), and changes nothing.
+illegal, 403 no or wrong token, another site's request or another name in ``Host``, 404 no such game, 405,
+409 stale or out of turn, 413 over the size limit, 415 not JSON, 500, 503 the server holds all the games it
+may), and changes nothing.
 
 What keeps the server safe to leave running: game ids and tokens are random (``secrets``), so no page can
 guess another tab's game, and one that is not this page cannot act on any (the browser refuses a
 cross-site request with a custom header and a JSON body unless the server allows it, which it never does;
-an ``Origin`` or ``Sec-Fetch-Site`` header naming another site is refused outright). The games held are
-bounded: a game unused for ``idle_seconds`` is dropped, and past ``max_games`` the least recently used one.
-A request body is at most ``MAX_BODY`` bytes. Binds to 127.0.0.1 by default: the page is for the person at
-this machine.
+an ``Origin`` or ``Sec-Fetch-Site`` header naming another site is refused outright). A ``Host`` that is not a
+name of this server is refused too: a DNS-rebinding page (its own name pointed at 127.0.0.1) sends its name
+there, and its ``Origin`` matches it. The games held are bounded without one client evicting another's: a
+game unused for ``idle_seconds`` is dropped; a client past ``max_games_per_client`` games loses its own least
+recently used one; past ``max_games`` in all, a new game is refused (503) rather than another client's game
+dropped. A request body is at most ``MAX_BODY`` bytes, chunked or not. Binds to 127.0.0.1 by default: the page
+is for the person at this machine.
 """
 
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import itertools
 import json
+import math
 import secrets
+import socket
 import threading
 import time
 from collections import OrderedDict
@@ -49,6 +58,7 @@ from typing import Any
 
 from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
+from werkzeug.serving import BaseWSGIServer, make_server
 
 from euchre_env.agents.registry import build_for_rules
 from euchre_env.game.cards import SUITS
@@ -59,16 +69,18 @@ from euchre_env.game.seats import NUM_SEATS, team_of
 from euchre_env.play.table import Move, Table, hand_end_text, sorted_hand
 
 TOKEN_HEADER = "X-Euchre-Token"
-MAX_BODY = 4096  # bytes; the largest request the page sends is about 40
-MAX_GAMES = 100  # games held at once; a person plays in a few tabs
+MAX_BODY = 4096  # bytes; the largest request the page sends is about 70
+MAX_GAMES = 100  # games held at once, all clients together
+MAX_GAMES_PER_CLIENT = 10  # one browser's games (its tabs share a client); a person plays in a few tabs
 IDLE_SECONDS = 6 * 3600.0  # a game unused this long is dropped
 
 
 class _Game:
     """One browser tab's games: the current :class:`Table`, the games won so far by each team, the token."""
 
-    def __init__(self, make_table: Callable[[], Table]) -> None:
+    def __init__(self, make_table: Callable[[], Table], client: str) -> None:
         self.make_table = make_table
+        self.client = client  # whose game: the store drops a client's games only to make room for its own
         self.table: Table = make_table()
         self.won = [0, 0]
         self.games = 1
@@ -94,16 +106,31 @@ class _Game:
             self.won[winner] += 1
 
 
-class GameStore:
-    """The games the server holds, least recently used first: at most ``max_games``, none unused for more
-    than ``idle_seconds`` of ``clock`` (dropped when the store is next used). Callers hold the app's lock."""
+class StoreFull(Exception):
+    """No room for a new game: the store holds ``max_games``, none of them the creating client's to drop."""
 
-    def __init__(self, max_games: int, idle_seconds: float, clock: Callable[[], float]) -> None:
-        if isinstance(max_games, bool) or not isinstance(max_games, int) or max_games < 1:
-            raise ValueError(f"max_games must be a positive int, got {max_games!r}")
+    def __init__(self, max_games: int, retry_after: int) -> None:
+        super().__init__(f"the server holds its limit of {max_games} games, none of them this client's to "
+                         f"replace; the least recently used is dropped if still unused in {_duration(retry_after)}")
+        self.retry_after = retry_after
+
+
+class GameStore:
+    """The games the server holds, least recently used first, each owned by a client (a browser): none unused
+    for more than ``idle_seconds`` of ``clock`` (dropped when the store is next used), at most
+    ``max_games_per_client`` of one client (its least recently used dropped for its new one) and at most
+    ``max_games`` in all (a new game refused past it: a client that floods the server cannot drop another's
+    game, only take the room still free). Callers hold the app's lock."""
+
+    def __init__(self, max_games: int, idle_seconds: float, clock: Callable[[], float],
+                 max_games_per_client: int = MAX_GAMES_PER_CLIENT) -> None:
+        for name, value in (("max_games", max_games), ("max_games_per_client", max_games_per_client)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be a positive int, got {value!r}")
         if isinstance(idle_seconds, bool) or not isinstance(idle_seconds, (int, float)) or not idle_seconds > 0:
             raise ValueError(f"idle_seconds must be a positive number, got {idle_seconds!r}")
         self.max_games, self.idle_seconds, self.clock = max_games, float(idle_seconds), clock
+        self.max_games_per_client = max_games_per_client
         self._games: OrderedDict[str, _Game] = OrderedDict()
 
     def __len__(self) -> int:
@@ -112,15 +139,32 @@ class GameStore:
     def __iter__(self) -> Iterator[str]:
         return iter(self._games)
 
-    def add(self, game: _Game) -> str:
-        """Hold ``game`` under a new random id (dropping the least recently used past the cap); the id."""
+    def client(self, claimed: str | None) -> str:
+        """The client a new game belongs to: ``claimed`` when it owns a game held now, else a new random id
+        (so a client id is only ever one the server gave, and a stale one from before a restart is replaced)."""
         self._expire()
+        if claimed is not None and any(g.client == claimed for g in self._games.values()):
+            return claimed
+        return secrets.token_urlsafe(18)
+
+    def add(self, client: str, make: Callable[[str], _Game]) -> tuple[str, _Game]:
+        """Make room for a new game of ``client`` (dropping its own least recently used game past
+        ``max_games_per_client``; :class:`StoreFull` past ``max_games``, before ``make`` is called: a refused
+        game costs no deal), then hold ``make(client)`` under a new random id; the id and the game."""
+        self._expire()
+        own = [game_id for game_id, g in self._games.items() if g.client == client]  # least recently used first
+        replaced = own[0] if len(own) >= self.max_games_per_client else None
+        if replaced is None and len(self._games) >= self.max_games:
+            # The first whole second at which the least recently used game is unused for more than idle_seconds.
+            oldest = next(iter(self._games.values())).used
+            raise StoreFull(self.max_games, math.floor(oldest + self.idle_seconds - self.clock()) + 1)
+        game = make(client)
+        if replaced is not None:  # dropped only once the new game exists: a failed deal changes nothing
+            del self._games[replaced]
         game_id = secrets.token_urlsafe(12)
         game.used = self.clock()
         self._games[game_id] = game
-        while len(self._games) > self.max_games:
-            self._games.popitem(last=False)
-        return game_id
+        return game_id, game
 
     def get(self, game_id: str) -> _Game | None:
         """The game, now its most recently used; None when there is none (never was, or dropped)."""
@@ -148,13 +192,16 @@ class Refused(Exception):
 
 def create_app(rules: Rules, seat: int = 0, partner: str = "rules", opponents: str = "rules",
                seed: int = 0, hands: int | None = None, hint: str = "rules", max_games: int = MAX_GAMES,
-               idle_seconds: float = IDLE_SECONDS, clock: Callable[[], float] = time.monotonic) -> Flask:
+               idle_seconds: float = IDLE_SECONDS, clock: Callable[[], float] = time.monotonic,
+               max_games_per_client: int = MAX_GAMES_PER_CLIENT, host: str = "127.0.0.1") -> Flask:
     """The app; every tab's ``k``-th game is dealt from ``seed`` and ``k`` (so a seeded server replays).
-    ``hint`` is the agent spec of the hint; ``max_games``, ``idle_seconds`` and ``clock`` bound the games
-    held (:class:`GameStore`). A bad agent spec or bound raises ``ValueError`` here, before the server starts."""
+    ``hint`` is the agent spec of the hint; ``max_games``, ``idle_seconds``, ``clock`` and
+    ``max_games_per_client`` bound the games held (:class:`GameStore`); ``host`` is the address the server
+    binds (``--host``): requests must name it or a loopback name in ``Host`` (:func:`host_allowed`). A bad agent
+    spec or bound raises ``ValueError`` here, before the server starts."""
     counter = itertools.count()
     lock = threading.Lock()  # one request at a time uses the games (Flask serves requests in threads)
-    games = GameStore(max_games, idle_seconds, clock)
+    games = GameStore(max_games, idle_seconds, clock, max_games_per_client)
 
     def make_table() -> Table:
         return Table(rules, seat, partner, opponents, seed=seed * 1_000_003 + next(counter), hands=hands)
@@ -163,22 +210,31 @@ def create_app(rules: Rules, seat: int = 0, partner: str = "rules", opponents: s
     # One hint agent for every game: it reads only the InfoState it is given, and the lock serialises it.
     hint_agent = build_for_rules(hint, rules, seed)
     app = Flask(__name__)
-    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY
+    # One byte over the limit: a chunked body (no Content-Length) is read up to this many bytes and then
+    # stops without an error (Werkzeug's LimitedStream), so a body of MAX_BODY + 1 bytes is the only way to
+    # tell "too large" from "exactly at the limit"; body() answers 413 for it.
+    app.config["MAX_CONTENT_LENGTH"] = MAX_BODY + 1
     app.config["euchre_games"] = games  # tests read the engine's state through this
 
     def error(message: str, status: int) -> tuple[Response, int]:
         return jsonify(error=message), status
 
+    messages_413 = f"the request body is over the limit of {MAX_BODY} bytes"
+
     @app.errorhandler(Refused)
     def refused(exc: Refused) -> tuple[Response, int]:
         return error(str(exc), exc.status)
+
+    @app.errorhandler(StoreFull)
+    def full(exc: StoreFull) -> tuple[Response, int, dict[str, str]]:
+        return *error(str(exc), 503), {"Retry-After": str(exc.retry_after)}
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException) -> Any:
         """Flask's own refusals (no such page, wrong method, too large) as JSON, in one line."""
         messages = {
             404: f"no such page {request.path!r}: the API is under /api/games (docs/play.md)",
-            413: f"the request body is over the limit of {MAX_BODY} bytes",
+            413: messages_413,
         }
         if isinstance(exc, MethodNotAllowed):
             allowed = sorted(exc.valid_methods or ())
@@ -196,16 +252,24 @@ def create_app(rules: Rules, seat: int = 0, partner: str = "rules", opponents: s
         return error(" ".join(f"internal error: {type(exc).__name__}: {exc}".split()), 500)
 
     @app.before_request
-    def same_site_only() -> None:
-        """Refuse a request another site's page made (its browser says so in Origin or Sec-Fetch-Site)."""
-        if not request.path.startswith("/api/"):
-            return
+    def this_server_only() -> None:
+        """Refuse a request for another name than this server's (the page too: a DNS-rebinding page is served
+        nothing), then an API request another site's page made (its browser says so in Origin or
+        Sec-Fetch-Site), then a body over the limit, however it is sent."""
+        if not host_allowed(request.host, host):
+            raise Refused(403, f"refused: Host {request.host[:100]!r} is not a name of this server; open the "
+                               f"page at http://127.0.0.1 or http://localhost (or the --host it was served on)")
         origin = request.headers.get("Origin")
         fetch_site = request.headers.get("Sec-Fetch-Site")
-        if (origin is not None and origin != request.host_url.rstrip("/")) or \
-                fetch_site not in (None, "same-origin", "none"):
+        if request.path.startswith("/api/") and (
+                (origin is not None and origin != request.host_url.rstrip("/"))
+                or fetch_site not in (None, "same-origin", "none")):
             raise Refused(403, f"refused: a request from another site ({origin or fetch_site}); "
                                f"only this server's page may use the API")
+        # Read (and cache) the body now, whatever the route, so that an oversized one is refused before any route
+        # runs: one with a Content-Length over the limit raises 413 here, a chunked one stops one byte over it.
+        if len(request.get_data(cache=True)) > MAX_BODY:
+            raise Refused(413, messages_413)
 
     def json_body() -> dict[str, Any]:
         """The request's JSON object; a body of another type, not JSON (nested past Python's recursion limit
@@ -245,7 +309,8 @@ def create_app(rules: Rules, seat: int = 0, partner: str = "rules", opponents: s
                 if game is None:
                     raise Refused(404, f"no game {game_id!r}: never started, or dropped (unused for "
                                        f"{_duration(games.idle_seconds)}, or the least recently used of more "
-                                       f"than {games.max_games}); start one with POST /api/games")
+                                       f"than {games.max_games_per_client} of its client's); start one with "
+                                       f"POST /api/games")
                 token = request.headers.get(TOKEN_HEADER, "")
                 if not hmac.compare_digest(token.encode(), game.token.encode()):
                     raise Refused(403, f"{'wrong' if token else 'no'} {TOKEN_HEADER} header: send the "
@@ -261,12 +326,13 @@ def create_app(rules: Rules, seat: int = 0, partner: str = "rules", opponents: s
 
     @app.post("/api/games")
     def new_game() -> Any:
-        json_body()
+        claimed = json_body().get("client")
+        if claimed is not None and not isinstance(claimed, str):
+            raise Refused(400, f"\"client\" must be the string a POST /api/games gave, got {type(claimed).__name__}")
         with lock:
-            game = _Game(make_table)
-            game_id = games.add(game)
+            game_id, game = games.add(games.client(claimed), lambda client: _Game(make_table, client))
             # (a hand the person sits out can end a one-hand game at once: answer() counts it)
-            return {"token": game.token, **answer(game_id, game, game.table.advance())}
+            return {"token": game.token, "client": game.client, **answer(game_id, game, game.table.advance())}
 
     @app.get("/api/games/<game_id>")
     @with_game
@@ -316,6 +382,67 @@ def create_app(rules: Rules, seat: int = 0, partner: str = "rules", opponents: s
         return answer(game_id, game, game.table.advance())
 
     return app
+
+
+def _address(name: str) -> str:
+    """A host name or address as compared: lower case, no trailing dot, an IP address in its one canonical
+    text (``0:0::1`` and ``::1`` alike)."""
+    name = name.lower().rstrip(".")
+    try:
+        return str(ipaddress.ip_address(name))
+    except ValueError:
+        return name
+
+
+def _wildcard(host: str) -> bool:
+    """``host`` is ``0.0.0.0`` or ``::``: the server answers on every address of this machine."""
+    try:
+        return ipaddress.ip_address(host).is_unspecified
+    except ValueError:
+        return False
+
+
+def host_allowed(header: str, host: str) -> bool:
+    """Whether a request's ``Host`` header (``name``, ``name:port``, ``[v6]:port``) names this server bound to
+    ``host``: a loopback name or address, ``host`` itself, and, bound to every address (``0.0.0.0``, ``::``),
+    any IP address and this machine's host name. A DNS-rebinding page sends its own domain name, which is none
+    of these (an IP address cannot be rebound: a page at one is that address's own origin)."""
+    if header.startswith("["):
+        name = header[1:].partition("]")[0]
+    else:
+        name = header.rpartition(":")[0] if header.count(":") == 1 else header
+    name = _address(name)
+    if name in ("localhost", _address(host)):
+        return True
+    try:
+        ip = ipaddress.ip_address(name)
+    except ValueError:
+        return _wildcard(host) and name == _address(socket.gethostname())
+    return ip.is_loopback or _wildcard(host)
+
+
+def bind(app: Flask, host: str, port: int) -> BaseWSGIServer:
+    """A threaded server for ``app``, its socket bound to ``host``:``port`` and listening, not yet serving (call
+    ``serve_forever``). An address in use, not this machine's or not an address raises ``OSError`` here, so that
+    the caller says so in its own words before anything else (Werkzeug's own bind prints its text and exits)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET  # as Werkzeug chooses (make_server below)
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as Werkzeug's: a restart reuses the port
+        sock.bind(socket.getaddrinfo(host, port, family, socket.SOCK_STREAM)[0][4])
+        sock.listen(BaseWSGIServer.request_queue_size)
+        return make_server(host, port, app, threaded=True, fd=sock.fileno())
+    finally:
+        sock.close()  # the server holds its own duplicate of the socket (socket.fromfd)
+
+
+def page_url(host: str, address: tuple[Any, ...]) -> tuple[str, bool]:
+    """The URL to open for a server bound from ``--host host`` to ``address`` (its socket's), and whether
+    other machines can reach it. Bound to every address, the URL is the loopback one (``0.0.0.0`` is no
+    address a browser can open)."""
+    ip = ipaddress.ip_address(address[0])
+    name = ("127.0.0.1" if ip.version == 4 else "::1") if ip.is_unspecified else host
+    return f"http://{f'[{name}]' if ':' in name else name}:{address[1]}/", not ip.is_loopback
 
 
 def _duration(seconds: float) -> str:

@@ -53,7 +53,8 @@ def browser():
 
 @pytest.fixture
 def server():
-    app = create_app(Rules.preset("knock"), seed=7, max_games=1)  # one game held: a second one drops the page's
+    # One game a browser: a second one of the page's client drops the page's game.
+    app = create_app(Rules.preset("knock"), seed=7, max_games_per_client=1)
     httpd = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
@@ -133,9 +134,12 @@ def test_a_hand_played_by_clicking_ends_as_the_engine_scored_it(browser, server,
     # No hint button after the hand's end: nothing to advise on.
     assert last_tricks > 0 and hints == 2 and not browser.find_element(By.ID, "hint").is_displayed()
     assert shot_taken or browser.save_screenshot(shot)
-    # The server drops the page's game (here: another game past max_games=1); New game starts a fresh one.
+    # The server drops the page's game (here: another game of the page's client, kept in localStorage, past
+    # max_games_per_client=1); New game starts a fresh one, and it replaces that other game: same client.
     dropped = browser.execute_script("return state.id")
-    app.test_client().post("/api/games", json={})
+    client = browser.execute_script("return localStorage.getItem('euchre-client')")
+    assert app.test_client().post("/api/games", json={"client": client}).get_json()["client"] == client
+    assert dropped not in app.config["euchre_games"]
     browser.find_element(By.ID, "new-game").click()
     _wait(lambda: idle() and browser.execute_script("return state.id") != dropped, "a fresh game")
     assert browser.find_element(By.ID, "error").text == ""

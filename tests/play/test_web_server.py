@@ -1,5 +1,6 @@
 """`euchre serve` bounded and safe (play/web.py), in-process: the games held, the ids and tokens, other sites'
-requests, the size limit, JSON errors for everything, the hint."""
+requests, the size limit, JSON errors for everything, the hint. One client's flood, the Host allow-list, the
+chunked size limit and the serve command's bind and banner: tests/play/test_web_hardening.py."""
 
 from __future__ import annotations
 
@@ -30,8 +31,9 @@ class Clock:
         return self.now
 
 
-def _new(client, **headers):
-    response = client.post("/api/games", json={}, headers=headers)
+def _new(client, owner: str | None = None, **headers):
+    """A new game (of the client ``owner``, a new client when None): its state and its token header."""
+    response = client.post("/api/games", json={} if owner is None else {"client": owner}, headers=headers)
     assert response.status_code == 200, response.get_json()
     created = response.get_json()
     return created["state"], {TOKEN_HEADER: created["token"]}
@@ -42,53 +44,57 @@ def _live_games() -> int:
     return sum(type(o) is GameState for o in gc.get_objects())  # (isinstance would wake lazy modules)
 
 
-def test_held_games_stay_bounded_over_20000_new_games() -> None:
-    """Past ``max_games`` the least recently used game is dropped: 20,000 games started, 50 held, the first
-    one gone, and the memory the games hold flat (traced over the last 300: an unbounded store grew by
-    about 9 KB a game)."""
-    app = create_app(Rules.preset("knock"), seed=1, max_games=50)
+def test_a_clients_held_games_stay_bounded_over_3000_new_games() -> None:
+    """Past ``max_games_per_client`` a client's own least recently used game is dropped: 3,000 games started by
+    one client, 50 held, its first one gone, and the memory the games hold flat (traced over the last 300: an
+    unbounded store grew by about 9 KB a game)."""
+    app = create_app(Rules.preset("knock"), seed=1, max_games=100, max_games_per_client=50)
     client = app.test_client()
     games = app.config["euchre_games"]
-    first, first_headers = _new(client)
+    created = client.post("/api/games", json={}).get_json()
+    owner, first, first_headers = created["client"], created["state"], {TOKEN_HEADER: created["token"]}
     before = _live_games()
     counts, traced = [], {}
-    for k in range(2, 20_001):
-        _new(client)
-        if k % 5000 == 0:
+    for k in range(2, 3_001):
+        _new(client, owner)
+        if k % 1000 == 0:
             counts.append(len(games))
-        if k == 19_700:  # steady state reached long ago: trace what the last 300 games leave behind
+        if k == 2_700:  # steady state reached long ago: trace what the last 300 games leave behind
             tracemalloc.start()
-        elif k in (19_800, 20_000):  # by 19,800 all 50 held games were made while traced
+        elif k in (2_800, 3_000):  # by 2,800 all 50 held games were made while traced
             gc.collect()
             traced[k] = tracemalloc.get_traced_memory()[0]
     tracemalloc.stop()
-    assert counts == [50, 50, 50, 50]
+    assert counts == [50, 50, 50]
     # The engine states alive grew by fewer than the 50 games held: the first game's went with it.
     assert _live_games() - before < 50
     # Unbounded, the 200 games between the two marks would add about 1.9 MB.
-    assert abs(traced[20_000] - traced[19_800]) < 200_000, traced
+    assert abs(traced[3_000] - traced[2_800]) < 200_000, traced
     gone = client.get(f"/api/games/{first['id']}", headers=first_headers)
-    assert gone.status_code == 404 and "least recently used" in gone.get_json()["error"]
+    assert gone.status_code == 404 and "least recently used of more than 50 of its client's" in gone.get_json()["error"]
 
 
 def test_a_game_used_recently_is_kept_and_one_unused_for_the_idle_time_is_dropped() -> None:
     clock = Clock()
-    app = create_app(Rules.preset("knock"), seed=1, max_games=3, idle_seconds=600, clock=clock)
+    app = create_app(Rules.preset("knock"), seed=1, max_games=10, max_games_per_client=3, idle_seconds=600,
+                     clock=clock)
     client = app.test_client()
-    kept, kept_h = _new(client)
-    idle, idle_h = _new(client)
+    created = client.post("/api/games", json={}).get_json()
+    owner, kept, kept_h = created["client"], created["state"], {TOKEN_HEADER: created["token"]}
+    idle, idle_h = _new(client, owner)
     for _ in range(5):  # 5 x 200 s: the kept game is used each time, the idle one never
         clock.now += 200
         assert client.get(f"/api/games/{kept['id']}", headers=kept_h).status_code == 200
     assert len(app.config["euchre_games"]) == 1
     response = client.get(f"/api/games/{idle['id']}", headers=idle_h)
     assert response.status_code == 404 and "unused for 10 minutes" in response.get_json()["error"]
-    # At the cap the least recently used game goes, not the oldest: the kept game was used after this one.
-    _new(client)
+    # Past the client's limit its least recently used game goes, not its oldest: the kept game was used after
+    # this one.
+    _new(client, owner)
     clock.now += 1
     assert client.get(f"/api/games/{kept['id']}", headers=kept_h).status_code == 200
-    b, _ = _new(client)
-    c, _ = _new(client)
+    b, _ = _new(client, owner)
+    c, _ = _new(client, owner)
     assert set(app.config["euchre_games"]) == {kept["id"], b["id"], c["id"]}
 
 
@@ -201,6 +207,8 @@ def test_a_bad_hint_spec_or_bound_fails_before_serving() -> None:
         create_app(Rules.preset("knock"), hint="nobody")
     with pytest.raises(ValueError, match="max_games must be a positive int, got 0"):
         create_app(Rules.preset("knock"), max_games=0)
+    with pytest.raises(ValueError, match="max_games_per_client must be a positive int, got True"):
+        create_app(Rules.preset("knock"), max_games_per_client=True)
     with pytest.raises(ValueError, match="idle_seconds must be a positive number, got -1"):
         create_app(Rules.preset("knock"), idle_seconds=-1)
 
