@@ -4,6 +4,11 @@ the CFR bidding agent (``cfr:TABLES.npz``, :mod:`euchre_env.agents.search.cfr_bi
 and OpenSpiel's bots (``openspiel:ismcts:1000``, ``openspiel:mcts:200``, ``openspiel:mccfr:PATH``; the
 ``openspiel`` extra, see :mod:`euchre_env.agents.search.openspiel_bots`).
 
+A published checkpoint or CFR table goes by its file name alone wherever a ``.pt`` or ``.npz`` path is taken
+(``knock.pt``, ``search:32:knock_150m.pt``, ``cfr:knock_cfr.npz``): the package ships them
+(:mod:`euchre_env.published`), so these specs work without a clone. A file of that name in the current folder
+wins.
+
 :func:`check_spec` validates a spec without building anything (no agent, no checkpoint read,
 no torch); :func:`make_agent` builds the agent. Both raise one self-contained line naming the
 spec and what is allowed: :class:`~euchre_env.envs.agent_specs.UnknownAgentSpec` for a name no
@@ -20,6 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from euchre_env import published
 from euchre_env.envs.agent_specs import UnknownAgentSpec
 
 # spec name -> (module, class, name of the integer parameter after the colon or None)
@@ -46,8 +52,8 @@ def _parse(text: str) -> tuple[str, dict[str, int]]:
     if name not in _AGENTS:
         raise UnknownAgentSpec(
             f"unknown agent spec {text!r}; known: {', '.join(agent_names())} (e.g. 'pimc:50'), or a checkpoint "
-            f"path ending in {CHECKPOINT_SUFFIX}, a search over one (search:32:PATH.pt), CFR tables (cfr:PATH.npz), "
-            "or an OpenSpiel bot "
+            f"path ending in {CHECKPOINT_SUFFIX} (a published one by name, e.g. knock.pt), a search over one "
+            "(search:32:PATH.pt), CFR tables (cfr:PATH.npz), or an OpenSpiel bot "
             "(openspiel:ismcts:1000, openspiel:mccfr:PATH)"
         )
     param_name = _AGENTS[name][2]
@@ -110,12 +116,15 @@ def _kind_of(text: str) -> _SpecKind:
 
 
 def _check_checkpoint(path: str) -> dict[str, Any]:
-    """A checkpoint spec's constructor arguments; ValueError if the file is missing (its content is read later)."""
-    if os.path.isdir(path):
+    """A checkpoint spec's constructor arguments (a published name resolved to its file); ValueError if the file
+    is missing (its content is read later)."""
+    found = published.find(path, published.CHECKPOINTS)
+    if os.path.isdir(found):
         raise ValueError(f"{path!r} is a directory, not a checkpoint file")
-    if not os.path.isfile(path):
-        raise ValueError(f"no checkpoint file at {path!r}")
-    return {"checkpoint": path}
+    if not os.path.isfile(found):
+        names = published.hint("checkpoints", published.CHECKPOINTS, CHECKPOINT_SUFFIX)
+        raise ValueError(f"no checkpoint file at {path!r}{names}")
+    return {"checkpoint": found}
 
 
 def _worlds_and_path(text: str, prefix: str, suffix: str, what: str) -> tuple[dict[str, Any], str]:
@@ -136,19 +145,20 @@ def _check_search(text: str) -> dict[str, Any]:
     """A ``search:[N:]CHECKPOINT.pt`` spec's constructor arguments; ValueError if malformed or the file is missing."""
     kwargs, path = _worlds_and_path(text, SEARCH_PREFIX, CHECKPOINT_SUFFIX, "CHECKPOINT")
     try:
-        _check_checkpoint(path)
+        return {**_check_checkpoint(path), **kwargs}
     except ValueError as exc:
         raise ValueError(f"agent spec {text!r}: {exc}") from None
-    return {"checkpoint": path, **kwargs}
 
 
 def _check_cfr(text: str) -> dict[str, Any]:
     """A ``cfr:[N:]TABLES.npz`` spec's constructor arguments; ValueError if malformed or the file is missing."""
     kwargs, path = _worlds_and_path(text, CFR_PREFIX, CFR_SUFFIX, "TABLES")
-    if not os.path.isfile(path):
+    found = published.find(path, published.CHECKPOINTS)
+    if not os.path.isfile(found):
+        names = published.hint("CFR tables", published.CHECKPOINTS, CFR_SUFFIX)
         raise ValueError(f"agent spec {text!r}: no CFR tables file at {path!r} (train one with: euchre cfr --out "
-                         f"{path})")
-    return {"tables": path, **kwargs}
+                         f"{path}){names}")
+    return {"tables": found, **kwargs}
 
 
 def _check_openspiel(text: str) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import fields
 from typing import Any, NoReturn
 
+from euchre_env import published
 from euchre_env.agents.registry import check_spec
 from euchre_env.game.rules import Rules, option_names
 
@@ -67,6 +68,15 @@ def agent_spec(text: str) -> str:
     except ValueError as exc:  # the registry's own message names the spec and what is allowed
         raise argparse.ArgumentTypeError(str(exc)) from None
     return text
+
+
+def config_file(text: str) -> str:
+    """An argparse type: ``--config``'s YAML file, a path or the name of a config the package ships (``knock``),
+    so that the trainer's configs work without a clone; the path of the file."""
+    try:
+        return published.find_config(text)
+    except ValueError as exc:  # names the shipped configs
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def fail(message: str, status: int = 2) -> NoReturn:

@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from euchre_env.cli.arguments import PROG, agent_spec, fail, make_rules, positive_float, positive_int
+from euchre_env.cli.arguments import PROG, agent_spec, config_file, fail, make_rules, positive_float, positive_int
 from euchre_env.cli.evaluate import check_agent, rules_label
 from euchre_env.training.curves import plot_curves
 
@@ -26,7 +26,9 @@ def add_parsers(sub: Any) -> None:
     tr = sub.add_parser("train", help=COMMANDS["train"],
                         description="Self-play PPO with a league; TensorBoard logs and checkpoints in "
                                     "RUNS_DIR/RUN_NAME, then a duplicate evaluation of the best checkpoint.")
-    tr.add_argument("--config", default=None, metavar="PATH", help="YAML config (default: the built-in defaults)")
+    tr.add_argument("--config", type=config_file, default=None, metavar="PATH",
+                    help="YAML config, or a shipped one by name: knock, classic, multiplayer, bid, ... (default: the "
+                         "built-in defaults)")
     tr.add_argument("--set", dest="overrides", action="extend", nargs="+", default=[], metavar="KEY=VALUE",
                     help="override a config value, e.g. ppo.lr=3e-4 run.total_decisions=100000")
     tr.add_argument("--run-name", default=None, metavar="NAME", help="run folder name (default PRESET-seedSEED)")
@@ -46,9 +48,9 @@ def add_parsers(sub: Any) -> None:
     ex.add_argument("agent", type=agent_spec, metavar="AGENT", help="the frozen agent: rules, pimc:50, a .pt, ...")
     ex.add_argument("--minutes", type=positive_float, default=60.0,
                     help="training time, the behaviour cloning and periodic evaluations included (default 60)")
-    ex.add_argument("--config", default=None, metavar="PATH",
-                    help="YAML config of the exploiter's recipe (default: the built-in defaults; a checkpoint "
-                         "agent's rules replace the default rules)")
+    ex.add_argument("--config", type=config_file, default=None, metavar="PATH",
+                    help="YAML config of the exploiter's recipe, or a shipped one by name (default: the built-in "
+                         "defaults; a checkpoint agent's rules replace the default rules)")
     ex.add_argument("--set", dest="overrides", action="extend", nargs="+", default=[], metavar="KEY=VALUE",
                     help="override a config value (not the league, the evaluation opponents or the budget)")
     ex.add_argument("--deals", type=positive_int, default=EXPLOIT_DEALS,

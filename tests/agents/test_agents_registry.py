@@ -63,7 +63,8 @@ def test_a_checkpoint_spec_is_checked_for_the_file_only(tmp_path):
     junk = tmp_path / "junk.pt"
     junk.write_text("not a checkpoint")
     check_spec(str(junk))  # exists: fine for the check; its content is read when the agent is built
-    with pytest.raises(ValueError, match=r"^no checkpoint file at 'nowhere/missing\.pt'$"):
+    with pytest.raises(ValueError, match=r"^no checkpoint file at 'nowhere/missing\.pt'; the package's checkpoints by "
+                                         r"name: bid\.pt, .*knock\.pt"):
         check_spec("nowhere/missing.pt")
     folder = tmp_path / "folder.pt"
     folder.mkdir()
