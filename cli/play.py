@@ -73,7 +73,8 @@ def run_table(args: argparse.Namespace) -> int:
             fail(str(exc))
         return 0
     try:
-        from euchre_env.play.web import bind, create_app, page_url
+        from euchre_env.play.web import create_app
+        from euchre_env.play.web_address import bind, page_url
     except ModuleNotFoundError as exc:
         fail(f"the serve command needs the play extra (no module named {exc.name!r}): pip install 'euchre-env[play]'")
     try:

@@ -43,12 +43,10 @@ is for the person at this machine.
 from __future__ import annotations
 
 import hmac
-import ipaddress
 import itertools
 import json
 import math
 import secrets
-import socket
 import threading
 import time
 from collections import OrderedDict
@@ -58,7 +56,6 @@ from typing import Any
 
 from flask import Flask, Response, jsonify, request
 from werkzeug.exceptions import HTTPException, MethodNotAllowed
-from werkzeug.serving import BaseWSGIServer, make_server
 
 from euchre_env.agents.registry import build_for_rules
 from euchre_env.game.cards import SUITS
@@ -67,6 +64,7 @@ from euchre_env.game.rules import Rules
 from euchre_env.game.scoring import describe_hand
 from euchre_env.game.seats import NUM_SEATS, team_of
 from euchre_env.play.table import Move, Table, hand_end_text, sorted_hand
+from euchre_env.play.web_address import host_allowed
 
 TOKEN_HEADER = "X-Euchre-Token"
 MAX_BODY = 4096  # bytes; the largest request the page sends is about 70
@@ -197,8 +195,8 @@ def create_app(rules: Rules, seat: int = 0, partner: str = "rules", opponents: s
     """The app; every tab's ``k``-th game is dealt from ``seed`` and ``k`` (so a seeded server replays).
     ``hint`` is the agent spec of the hint; ``max_games``, ``idle_seconds``, ``clock`` and
     ``max_games_per_client`` bound the games held (:class:`GameStore`); ``host`` is the address the server
-    binds (``--host``): requests must name it or a loopback name in ``Host`` (:func:`host_allowed`). A bad agent
-    spec or bound raises ``ValueError`` here, before the server starts."""
+    binds (``--host``): requests must name it or a loopback name in ``Host`` (:func:`.web_address.host_allowed`).
+    A bad agent spec or bound raises ``ValueError`` here, before the server starts."""
     counter = itertools.count()
     lock = threading.Lock()  # one request at a time uses the games (Flask serves requests in threads)
     games = GameStore(max_games, idle_seconds, clock, max_games_per_client)
@@ -382,67 +380,6 @@ def create_app(rules: Rules, seat: int = 0, partner: str = "rules", opponents: s
         return answer(game_id, game, game.table.advance())
 
     return app
-
-
-def _address(name: str) -> str:
-    """A host name or address as compared: lower case, no trailing dot, an IP address in its one canonical
-    text (``0:0::1`` and ``::1`` alike)."""
-    name = name.lower().rstrip(".")
-    try:
-        return str(ipaddress.ip_address(name))
-    except ValueError:
-        return name
-
-
-def _wildcard(host: str) -> bool:
-    """``host`` is ``0.0.0.0`` or ``::``: the server answers on every address of this machine."""
-    try:
-        return ipaddress.ip_address(host).is_unspecified
-    except ValueError:
-        return False
-
-
-def host_allowed(header: str, host: str) -> bool:
-    """Whether a request's ``Host`` header (``name``, ``name:port``, ``[v6]:port``) names this server bound to
-    ``host``: a loopback name or address, ``host`` itself, and, bound to every address (``0.0.0.0``, ``::``),
-    any IP address and this machine's host name. A DNS-rebinding page sends its own domain name, which is none
-    of these (an IP address cannot be rebound: a page at one is that address's own origin)."""
-    if header.startswith("["):
-        name = header[1:].partition("]")[0]
-    else:
-        name = header.rpartition(":")[0] if header.count(":") == 1 else header
-    name = _address(name)
-    if name in ("localhost", _address(host)):
-        return True
-    try:
-        ip = ipaddress.ip_address(name)
-    except ValueError:
-        return _wildcard(host) and name == _address(socket.gethostname())
-    return ip.is_loopback or _wildcard(host)
-
-
-def bind(app: Flask, host: str, port: int) -> BaseWSGIServer:
-    """A threaded server for ``app``, its socket bound to ``host``:``port`` and listening, not yet serving (call
-    ``serve_forever``). An address in use, not this machine's or not an address raises ``OSError`` here, so that
-    the caller says so in its own words before anything else (Werkzeug's own bind prints its text and exits)."""
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET  # as Werkzeug chooses (make_server below)
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as Werkzeug's: a restart reuses the port
-        sock.bind(socket.getaddrinfo(host, port, family, socket.SOCK_STREAM)[0][4])
-        sock.listen(BaseWSGIServer.request_queue_size)
-        return make_server(host, port, app, threaded=True, fd=sock.fileno())
-    finally:
-        sock.close()  # the server holds its own duplicate of the socket (socket.fromfd)
-
-
-def page_url(host: str, address: tuple[Any, ...]) -> tuple[str, bool]:
-    """The URL to open for a server bound from ``--host host`` to ``address`` (its socket's), and whether
-    other machines can reach it. Bound to every address, the URL is the loopback one (``0.0.0.0`` is no
-    address a browser can open)."""
-    ip = ipaddress.ip_address(address[0])
-    name = ("127.0.0.1" if ip.version == 4 else "::1") if ip.is_unspecified else host
-    return f"http://{f'[{name}]' if ':' in name else name}:{address[1]}/", not ip.is_loopback
 
 
 def _duration(seconds: float) -> str:

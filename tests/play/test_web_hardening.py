@@ -20,8 +20,9 @@ from werkzeug.serving import BaseWSGIServer
 
 from euchre_env.cli.main import main
 from euchre_env.game.rules import Rules
-from euchre_env.play import web
-from euchre_env.play.web import MAX_BODY, TOKEN_HEADER, bind, create_app, host_allowed, page_url
+from euchre_env.play import web_address
+from euchre_env.play.web import MAX_BODY, TOKEN_HEADER, create_app
+from euchre_env.play.web_address import bind, host_allowed, page_url
 
 
 class Clock:
@@ -296,7 +297,7 @@ def test_serve_on_every_address_warns_and_prints_a_url_a_browser_can_open(
         made["host"] = bind_host
         return Bound()
 
-    monkeypatch.setattr(web, "bind", fake_bind)
+    monkeypatch.setattr(web_address, "bind", fake_bind)
     assert main(["serve", "--host", host, "--seed", "1"]) == 0
     out, err = capsys.readouterr()
     assert made == {"host": host}
