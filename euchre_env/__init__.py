@@ -1,11 +1,14 @@
 """Euchre for reinforcement learning: the rules engine and its environments.
 
 ``euchre_env.env(rules="knock", **options)`` is the wrapped PettingZoo AEC env, ``raw_env`` the bare one;
-``pettingzoo.make("aec", "euchre/euchre_v0", ...)`` works after ``import euchre_env``. ``SingleSeatEnv``
-(one seat against given opponents, Gymnasium) and ``VectorEuchre`` (many games at once) are exported here
-too. The subpackages: ``game`` (the rules), ``views`` (what a seat may know), ``compiled`` (the Numba copy
-of the game), ``envs`` (the environments); ``agents``, ``evaluation``, ``training``, ``play`` and ``cli``
-build on them (docs/design.md).
+``pettingzoo.make("aec", "euchre/euchre_v0", ...)`` works after ``import euchre_env``, and so do
+``gymnasium.make("euchre/SingleSeat-v0", ...)`` (``SingleSeatEnv``: one seat against given opponents) and
+``gymnasium.make_vec("euchre/SingleSeat-v0", num_envs=n, ...)`` (``SingleSeatVectorEnv``: a learner in many
+games at once). Exported here too, loaded on first use: ``SingleSeatEnv``, ``SingleSeatVectorEnv``,
+``VectorEuchre`` (many games, every seat), ``SB3VecEnv`` (Stable-Baselines3's ``VecEnv``, the ``[sb3]``
+extra) and ``InfoState`` (what a seat knows, as agents read it). The subpackages: ``game`` (the rules),
+``views`` (what a seat may know), ``compiled`` (the Numba copy of the game), ``envs`` (the environments);
+``agents``, ``evaluation``, ``training``, ``play`` and ``cli`` build on them (docs/design.md).
 
 ``import euchre_env`` imports Numba, which the AEC env steps on: the import takes about 0.5 s, Numba about
 0.2 s of it (``python -X importtime -c "import euchre_env"``, warm disk; docs/design.md).
@@ -22,16 +25,18 @@ from euchre_env.game.engine import GameState, Phase
 from euchre_env.game.errors import IllegalActionError
 from euchre_env.game.rules import PRESETS, Rules
 
-__all__ = ["PRESETS", "ActionTable", "GameState", "IllegalActionError", "Phase", "Rules", "SingleSeatEnv",
-           "SingleSeatVectorEnv", "VectorEuchre", "env", "raw_env"]
+__all__ = ["PRESETS", "ActionTable", "GameState", "IllegalActionError", "InfoState", "Phase", "Rules", "SB3VecEnv",
+           "SingleSeatEnv", "SingleSeatVectorEnv", "VectorEuchre", "env", "raw_env"]
 __version__ = "0.2.0"
 
 _LAZY = {"SingleSeatEnv": "euchre_env.envs.single_seat", "VectorEuchre": "euchre_env.envs.vector",
-         "SingleSeatVectorEnv": "euchre_env.envs.single_seat_vector"}
+         "SingleSeatVectorEnv": "euchre_env.envs.single_seat_vector", "SB3VecEnv": "euchre_env.envs.sb3_vec_env",
+         "InfoState": "euchre_env.views.infostate"}
 
 
 def __getattr__(name: str) -> Any:
-    # the Gymnasium views load on first use: a plain AEC user never pays for them
+    # the Gymnasium views (and SB3VecEnv's Stable-Baselines3) load on first use: a plain AEC user never pays
+    # for them
     if name in _LAZY:
         import importlib
 
@@ -52,13 +57,23 @@ sys.modules[__name__].__class__ = _Package
 _moved.install()
 
 
+_SINGLE_SEAT_ID = "euchre/SingleSeat-v0"
+
+
 def _register() -> None:
+    import gymnasium  # already loaded: the AEC env's spaces are Gymnasium's
     import pettingzoo
 
     try:
         pettingzoo.spec("aec", "euchre/euchre_v0")
     except Exception:  # not registered yet (a re-import must not register twice)
         pettingzoo.register("aec", "euchre/euchre_v0", entry_point="euchre_env:env")
+    if _SINGLE_SEAT_ID not in gymnasium.registry:
+        # Strings: the env modules load when an env is made, not on ``import euchre_env``. make_vec's default
+        # (and vectorization_mode="vector_entry_point") builds the compiled many-games env; "sync" / "async"
+        # wrap single envs.
+        gymnasium.register(_SINGLE_SEAT_ID, entry_point="euchre_env.envs.single_seat:SingleSeatEnv",
+                           vector_entry_point="euchre_env.envs.single_seat_vector:SingleSeatVectorEnv")
 
 
 _register()

@@ -38,8 +38,14 @@ standard single-agent RL loop (e.g. sb3-contrib ``MaskablePPO``) can train again
   counts towards ``max_steps``. With ``illegal_action="raise"``, ``step`` raises
   ``ValueError`` listing the legal actions and changes nothing. A masked learner never
   sees either. A value that is no action id (a string, an id out of range) always raises.
-- The legal-action mask is built once per step: ``observation["action_mask"]``,
-  ``info["action_mask"]`` and ``action_masks()`` are views of the same array.
+- Every call returns new data, as Gymnasium 1.x requires (callers keep it: replay buffers, wrappers):
+  ``observation["action_mask"]`` and ``info["action_mask"]`` are one new copy of the decision's mask, and
+  ``action_masks()`` another (bool); writing to one changes nothing in the env, which checks actions against
+  its own. The same holds after an illegal attempt, whose decision and mask stay.
+- Infos have one type per key in every preset, so that Gymnasium's ``SyncVectorEnv`` and ``AsyncVectorEnv``,
+  which batch an info key by key, take them: ``info["hand_result"]`` (and each of ``info["hand_results"]``) is
+  the engine's ``hand_result`` as :func:`euchre_env.game.scoring.typed_hand_result` gives it (no None fields;
+  Bid Euchre's ``contract`` an int, the bid in ``bid``).
 - ``observation="structured"`` (default ``"absolute"``): the learner's observation is
   :mod:`euchre_env.views.structured`'s, and its masks and the ids ``step`` takes are in the canonical
   frame of the acting seat (``info["suit_order"]``; ``to_absolute_action`` / ``to_canonical_action``
@@ -71,6 +77,7 @@ from euchre_env.game.deals import parse_deal, parse_scores
 from euchre_env.game.engine import GameState
 from euchre_env.game.errors import IllegalActionError, check_choice
 from euchre_env.game.rules import Rules, resolve_rules
+from euchre_env.game.scoring import typed_hand_result
 from euchre_env.game.seats import NUM_SEATS, team_of, team_seats
 from euchre_env.views.decision import ask_agent, illegal_choice, legal_mask
 from euchre_env.views.observation import Observer
@@ -151,8 +158,8 @@ class SingleSeatEnv(CanonicalActions, gymnasium.Env):
 
     # ---------------------------------------------------------------- queries
     def action_masks(self) -> np.ndarray:
-        """The learner's legal actions as a bool array (all False at the end); for MaskablePPO."""
-        return self._mask.view(bool)
+        """The learner's legal actions as a new bool array (all False at the end); for MaskablePPO."""
+        return self._mask.astype(bool)
 
     def legal_actions(self) -> list[int]:
         """The learner's legal ids as ``step`` takes them (canonical when structured)."""
@@ -200,10 +207,11 @@ class SingleSeatEnv(CanonicalActions, gymnasium.Env):
         else:  # pragma: no cover - needs MAX_REDEALS deals in a row without a learner decision
             raise RuntimeError("no deal gave the learner a decision")
         self._decide()
-        info = self._info([])
+        obs = self._observe()
+        info = self._info([], obs["action_mask"])
         if self._pending_results:
-            info["pending_hand_results"] = list(self._pending_results)
-        return self._observe(), info
+            info["pending_hand_results"] = self._typed(self._pending_results)
+        return obs, info
 
     def step(self, action: Any) -> tuple[dict, float, bool, bool, dict]:
         if self.state is None or self._done:
@@ -232,11 +240,12 @@ class SingleSeatEnv(CanonicalActions, gymnasium.Env):
         elif not illegal:  # an illegal attempt changed nothing: the decision and its mask stay
             self._decide()
         truncated = self._done and self._ending != episodes.TERMINATED
-        info = self._info(results)
+        obs = self._observe()
+        info = self._info(results, obs["action_mask"])
         info["illegal_action"] = illegal
         if truncated:
             info[episodes.TRUNCATED] = self._ending
-        return self._observe(), float(reward), self._done and not truncated, truncated, info
+        return obs, float(reward), self._done and not truncated, truncated, info
 
     def _advance(self) -> tuple[float, list[dict[str, Any]]]:
         """Score ended hands and let opponents act until the learner's decision or the episode's end.
@@ -283,18 +292,27 @@ class SingleSeatEnv(CanonicalActions, gymnasium.Env):
             self._mask = self._frame.canonical_mask(self._mask)
 
     def _observe(self) -> dict[str, np.ndarray]:
+        """The learner's observation, in new arrays: its mask is a copy, so that a caller who writes to it
+        changes nothing in what the env accepts (it checks actions against its own)."""
+        mask = self._mask.copy()
         if self._obs is not None:
-            return {"observation": self._obs.copy(), "action_mask": self._mask}
-        return {"observation": self.observer.encode(self.state, self.acting_seat), "action_mask": self._mask}
+            return {"observation": self._obs.copy(), "action_mask": mask}
+        return {"observation": self.observer.encode(self.state, self.acting_seat), "action_mask": mask}
 
-    def _info(self, results: list[dict[str, Any]]) -> dict[str, Any]:
-        info: dict[str, Any] = {"action_mask": self._mask, "seat": self.acting_seat, "hand_results": results}
+    def _info(self, results: list[dict[str, Any]], mask: np.ndarray) -> dict[str, Any]:
+        typed = self._typed(results)
+        info: dict[str, Any] = {"action_mask": mask, "seat": self.acting_seat, "hand_results": typed}
         if self._frame is not None:
             info["suit_order"] = self._frame.suit_order
-        if results:
-            info["hand_result"] = results[-1]
-            info["scores"] = list(results[-1]["scores"])
+        if typed:
+            info["hand_result"] = typed[-1]
+            info["scores"] = list(typed[-1]["scores"])
         return info
+
+    def _typed(self, results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The engine's hand results as infos give them: typed, and new at every call (reset's pending
+        results come again in the first step's ``hand_results``)."""
+        return [typed_hand_result(self.rules, r) for r in results]
 
     def close(self) -> None:
         pass
@@ -348,7 +366,9 @@ class SingleSeatAEC(AECEnv):
 
     def _mask(self, agent: str) -> np.ndarray:
         if self._seats[agent] == self.env.acting_seat:
-            return self.env._mask  # the env's mask of this decision (all zeros once the episode is over)
+            # A copy of the env's mask of this decision (all zeros once the episode is over): a caller that
+            # writes to it must not change which actions the env accepts.
+            return self.env._mask.copy()
         return np.zeros(len(self.env.table), np.int8)
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:

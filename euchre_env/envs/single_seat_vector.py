@@ -42,13 +42,19 @@ actions through both envs and compares every observation, mask, reward and episo
 - ``reset(seed=..., options={"deals": [deal, ...]})``: one scripted deal per game (the env's deal format). A
   scripted deal in which the learner gets no decision is an error (``reset`` again).
 - Bad input is one line and changes no game: actions of the wrong shape or dtype, an illegal action (named
-  with its game), ``num_envs < 1``, an unknown opponent or one with no compiled twin.
+  with its game), ``num_envs < 1``, an unknown opponent or one with no compiled twin. A ``num_envs`` whose
+  arrays outgrow this machine's memory is a ``MemoryError`` in one line, before anything is allocated: how
+  much it needs (about three float32 observation rows and 1 KiB a game) and how many games the memory allows.
+- With ``copy=True`` (the default) every observation and info array returned is new; ``copy=False`` returns
+  the engine's observation buffer itself, overwritten by the next step.
+- ``gymnasium.make_vec("euchre/SingleSeat-v0", num_envs=n, ...)`` builds this env (after ``import euchre_env``).
 - ``SingleSeatEnv``'s ``max_steps`` and starting ``scores``, and its ``illegal_action="penalize"`` mode, are not
   offered: every action here must be legal (the mask says which).
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import gymnasium
@@ -64,10 +70,15 @@ from euchre_env.envs.vector import VectorEuchre
 from euchre_env.game.errors import check_choice
 from euchre_env.game.rules import resolve_rules
 from euchre_env.game.seats import NUM_SEATS, team_of, team_seats
-from euchre_env.views.structured import OBSERVATIONS
+from euchre_env.views.structured import make_observer
 
 LEARNERS = ("seat", "team")
 RESET_OPTIONS = ("deals",)
+# A game's memory, roughly: float32 observation rows (the engine's, the one a step returns, the final one of
+# same-step autoreset) and about 1 KiB of everything else (state, masks, scratch, the opponents' buffers;
+# measured 0.75 KiB in knock and bid).
+OBS_ROWS_PER_GAME = 3
+OTHER_BYTES_PER_GAME = 1024
 
 
 class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
@@ -93,13 +104,19 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
     ) -> None:
         self.rules = resolve_rules(rules, options)
         check_choice("learner", learner, LEARNERS)
-        check_choice("observation", observation, OBSERVATIONS)
         if isinstance(seat, bool) or seat not in range(NUM_SEATS):
             raise ValueError(f"'seat' must be a seat 0..{NUM_SEATS - 1}, got {seat!r}")
         self.learner = learner
         self.learner_seats = (seat,) if learner == "seat" else team_seats(team_of(seat))
-        self.venv = VectorEuchre(self.rules, num_envs, seed=seed, observation=observation, episode=episode,
-                                 reward=reward, max_hands=max_hands, copy=False, threads=threads)
+        game_bytes = OBS_ROWS_PER_GAME * 4 * make_observer(self.rules, observation).size + OTHER_BYTES_PER_GAME
+        memory = physical_memory()
+        if isinstance(num_envs, (int, np.integer)) and memory is not None and int(num_envs) * game_bytes > memory:
+            raise MemoryError(_memory_message(int(num_envs), game_bytes, memory))
+        try:
+            self.venv = VectorEuchre(self.rules, num_envs, seed=seed, observation=observation, episode=episode,
+                                     reward=reward, max_hands=max_hands, copy=False, threads=threads)
+        except MemoryError:  # within the machine's memory, but not free now: NumPy's message names one array
+            raise MemoryError(_memory_message(int(num_envs), game_bytes, memory)) from None
         self.num_envs = self.venv.num_envs
         self.observation = observation
         self.copy = bool(copy)
@@ -286,6 +303,27 @@ class _Ends:
         if self.final_obs is None:
             self.final_obs = np.zeros(self._shape, np.float32)  # calloc: the rows no end writes are free
         self.final_obs[games] = final
+
+
+def physical_memory() -> int | None:
+    """This machine's memory in bytes; None where the OS does not say (then only a failed allocation tells)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # no sysconf (Windows) or no such name
+        return None
+
+
+def _memory_message(num_envs: int, game_bytes: int, memory: int | None) -> str:
+    """One line: the games asked for, about how much memory they need, and how many this machine allows."""
+    need = f"num_envs={num_envs:,} needs about {num_envs * game_bytes / 2**30:,.1f} GiB of memory " \
+           f"({game_bytes / 1024:.1f} KiB a game)"
+    if memory is None:
+        return f"{need}, more than is free: ask for fewer games"
+    fits = int(float(f"{memory // game_bytes:.2g}"))  # two significant digits: the estimate is rough
+    allowed = f"this machine has {memory / 2**30:,.1f} GiB, enough for about {fits:,} games"
+    if num_envs * game_bytes > memory:
+        return f"{need}; {allowed}"
+    return f"{need}, more than is free now ({allowed} when nothing else runs)"
 
 
 def _opponents(opponents: Any, rules: Any, n: int) -> tuple[list[str], list[Any], np.ndarray]:

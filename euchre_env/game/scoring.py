@@ -2,7 +2,8 @@
 
 Pure functions of the rules and the numbers of a hand or a game; :class:`~euchre_env.game.engine.GameState`
 calls them when a hand ends, and search agents and the envs use the same ones (a hand's
-reward is :func:`hand_reward` everywhere).
+reward is :func:`hand_reward` everywhere). :func:`typed_hand_result` is a hand's result as the Gymnasium envs'
+infos give it.
 """
 
 from __future__ import annotations
@@ -29,6 +30,11 @@ def scoring_thresholds(rules: Rules) -> tuple[int, ...]:
     return (rules.tricks_per_hand // 2 + 1, rules.tricks_per_hand)
 
 
+def contract_tricks(rules: Rules, contract: int | str) -> int:
+    """The tricks a Bid Euchre contract needs: a plain bid its number, help and moon every trick."""
+    return rules.tricks_per_hand if contract in (HELP, MOON) else int(contract)
+
+
 def score_hand(
     rules: Rules, made: int, contract: int | str | None, maker_alone: bool, defender_alone: bool
 ) -> tuple[int, int]:
@@ -42,10 +48,12 @@ def score_hand(
     all_tricks = rules.tricks_per_hand
     if rules.is_bid:
         defenders = all_tricks - made
+        need = contract_tricks(rules, contract)
+        if made < need:
+            return -need, defenders
         if contract in (HELP, MOON):
-            bonus = (2 if contract == HELP else 4) * all_tricks
-            return (bonus if made == all_tricks else -all_tricks), defenders
-        return (made if made >= contract else -contract), defenders
+            return (2 if contract == HELP else 4) * all_tricks, defenders
+        return made, defenders
     make, march = scoring_thresholds(rules)
     if made < make:  # euchred
         return 0, 4 if defender_alone else 2
@@ -60,11 +68,11 @@ def hand_outcome(
     """What :func:`score_hand` scored, in a player's words: ``"march"``, ``"lone march"``, ``"made it"``,
     ``"euchred"``, ``"euchred by a lone defender"``; Bid Euchre: ``"made the bid"``, ``"set"`` (with
     help or moon: ``"made help"``, ``"moon set"``...). Its branches are score_hand's, in its order."""
-    all_tricks = rules.tricks_per_hand
     if rules.is_bid:
+        made_it = made >= contract_tricks(rules, contract)
         if contract in (HELP, MOON):
-            return f"made {contract}" if made == all_tricks else f"{contract} set"
-        return "made the bid" if made >= contract else "set"
+            return f"made {contract}" if made_it else f"{contract} set"
+        return "made the bid" if made_it else "set"
     make, march = scoring_thresholds(rules)
     if made < make:
         return "euchred by a lone defender" if defender_alone else "euchred"
@@ -88,6 +96,20 @@ def describe_hand(rules: Rules, result: dict) -> str:
     penalty = f"; renege by seat {', '.join(map(str, reneged))}: -2 to that team" if reneged else ""
     return (f"{who} {outcome} ({made} trick{'' if made == 1 else 's'} of {rules.tricks_per_hand}{bid}): "
             f"{points or 'no points'}{penalty}")
+
+
+def typed_hand_result(rules: Rules, result: dict) -> dict:
+    """``result`` (a ``hand_result``) with one type per key in every preset, as the Gymnasium envs' infos give
+    it: vector envs batch an info key by key, into an array typed by the first value they meet. A field with no
+    value (a thrown-in hand's ``maker_team``, ``trump``, ``bidder``, ``contract``) is left out rather than None,
+    and Bid Euchre's ``contract`` is an int, the tricks it needs (:func:`contract_tricks`), with the bid itself
+    in ``bid`` (a str: ``"4"``, ``"help"``, ``"moon"``). Lists are new: the result shares nothing with ``result``."""
+    typed = {key: list(value) if isinstance(value, list) else value
+             for key, value in result.items() if value is not None}
+    if "contract" in typed:
+        typed["bid"] = str(typed["contract"])
+        typed["contract"] = contract_tricks(rules, typed["contract"])
+    return typed
 
 
 def game_winner(rules: Rules, scores: list[int] | tuple[int, int]) -> int | None:

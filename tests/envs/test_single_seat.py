@@ -284,7 +284,9 @@ def test_illegal_opponent_action_is_reported():
     assert isinstance(caught.value, ValueError) and caught.value.action == 10_000
 
 
-def test_mask_is_built_once_per_step_and_shared(monkeypatch):
+def test_mask_is_built_once_per_step_and_copied_out(monkeypatch):
+    """One legal_mask call a step; what the caller gets are copies (tests/envs/test_gym_contract.py: writing
+    to them changes nothing), one shared by the observation and the info."""
     import euchre_env.envs.single_seat as single_seat
 
     calls = []
@@ -295,7 +297,9 @@ def test_mask_is_built_once_per_step_and_shared(monkeypatch):
     rng = np.random.default_rng(4)
     assert len(calls) == 1
     for step in range(2, 12):
-        assert obs["action_mask"] is info["action_mask"] and np.shares_memory(env.action_masks(), obs["action_mask"])
+        masks = env.action_masks()
+        assert obs["action_mask"] is info["action_mask"] and not np.shares_memory(masks, obs["action_mask"])
+        assert np.array_equal(masks, obs["action_mask"].astype(bool))
         obs, _, _, _, info = env.step(_random_action(env, rng))
         assert len(calls) == step  # the opponents' masks come from decision.ask_agent, not counted here
     illegal = int(np.flatnonzero(env.action_masks() == 0)[0])
