@@ -10,6 +10,7 @@
     euchre cfr --preset knock --minutes 20 --out tables.npz [--resume]     (then the agent spec cfr:tables.npz)
     euchre play --preset knock --seat 0 --partner rules --opponents CKPT.pt [--seed N] [--hands N] [--set ...]
     euchre serve --port 8000 [the options of play]    (the same games in a browser, on 127.0.0.1)
+    euchre compile [--force]    (every compiled kernel built ahead of first use: docs/compiling.md)
 
 An agent spec is whatever ``euchre_env.agents.registry.make_agent`` accepts: ``random``, ``rules``,
 ``pimc:50``, or a checkpoint path ending in ``.pt``. Without ``--preset`` and ``--set``, eval and
@@ -25,15 +26,15 @@ from __future__ import annotations
 import argparse
 import sys
 
-from euchre_env.cli import evaluate, play, train
+from euchre_env.cli import compiling, evaluate, play, train
 from euchre_env.cli.arguments import PROG, OneLineParser, fail
 
-GROUPS = (evaluate, train, play)
+GROUPS = (evaluate, train, play, compiling)
 # One line each, in --help and when no command is given.
 COMMANDS = {name: text for group in GROUPS for name, text in group.COMMANDS.items()}
 RUN = {"eval": evaluate.run_match, "ladder": evaluate.run_match, "merge": evaluate.run_merge,
        "train": train.run_train, "exploit": train.run_exploit, "cfr": train.run_cfr,
-       "play": play.run_table, "serve": play.run_table}
+       "play": play.run_table, "serve": play.run_table, "compile": compiling.run_compile}
 
 
 def _overview() -> str:
@@ -62,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:  # the overview of every command, as for --help, then the error
         sys.stderr.write(parser.format_help() + "\n")
         fail(f"missing command: {', '.join(COMMANDS)} (see {PROG} COMMAND --help)")
-    if args.command not in ("play", "serve") and evaluate.MISSING_EXTRA is not None:
+    if args.command not in ("play", "serve", "compile") and evaluate.MISSING_EXTRA is not None:
         extra = "train" if args.command == "train" else "eval"  # the train extra holds the eval extra's libraries
         fail(f"the {args.command} command needs the {extra} extra (no module named {evaluate.MISSING_EXTRA!r}): "
              f"pip install 'euchre-env[{extra}]'")

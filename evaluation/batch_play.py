@@ -19,11 +19,23 @@ from typing import Any
 import numpy as np
 
 from euchre_env.agents.base import batch_twin
+from euchre_env.agents.rule_based import compiled as rule_kernels
+from euchre_env.compiled import kernels, seeding
+from euchre_env.compiled.builds import Family
+from euchre_env.envs import learner_account, vector
 from euchre_env.envs.vector import VectorEuchre
 from euchre_env.evaluation.streams import agent_seed, deal_seed
 from euchre_env.game.engine import GameState, team_margin
+from euchre_env.game.rules import Rules
 from euchre_env.game.seats import NUM_SEATS, other_team, team_of
 from euchre_env.views.decision import ask_agent
+
+# The kernels a batched hand match runs on (the batched engine on one thread, the rule-based agent's twin), built by
+# warm() below: until they are, a match plays its deals one by one on the reference engine (the same records) while
+# a background process builds them (MatchRunner.batches).
+BATCH_PLAY_BUILD = Family(
+    "batch_play", (kernels.__file__, seeding.__file__, vector.__file__, rule_kernels.__file__,
+                   learner_account.__file__), "euchre_env.evaluation.batch_play:warm")
 
 
 def deterministic_twin(agent: Any, rules: Any) -> Any:
@@ -108,3 +120,11 @@ def play_hand_deals(runner: Any, start: int, stop: int) -> list[Any]:
             b_points += max(pb, 0) + max(-pa, 0)
         records.append(DealRecord(index, diffs[0], diffs[1], 1, 1, a_points, b_points, -1))
     return records
+
+
+def warm() -> None:
+    """Compile (or load) :data:`BATCH_PLAY_BUILD`'s kernels: two deals of a batched rule-based match (the kernels'
+    argument types are the same under every rule set)."""
+    from euchre_env.evaluation.match import Match, MatchRunner  # the match module imports this one
+
+    play_hand_deals(MatchRunner(Match("rules", "rules", Rules.preset("knock"))), 0, 2)

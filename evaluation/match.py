@@ -30,8 +30,9 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from euchre_env.agents.registry import make_agent
+from euchre_env.compiled.builds import build, is_built, use_compiled
 from euchre_env.envs.episodes import EPISODES
-from euchre_env.evaluation.batch_play import batched, play_hand_deals
+from euchre_env.evaluation.batch_play import BATCH_PLAY_BUILD, batched, play_hand_deals
 from euchre_env.evaluation.streams import agent_seed, deal_seed
 from euchre_env.game.deals import scripted_deal
 from euchre_env.game.engine import GameState, team_margin
@@ -147,11 +148,27 @@ class MatchRunner:
         self.names = (spec_name(match.agent_a), spec_name(match.agent_b))
         # agents[side][seat], side 0 = A, 1 = B; every seat has its own instance
         self.agents = [[build_agent(spec, None) for _ in range(NUM_SEATS)] for spec in (match.agent_a, match.agent_b)]
+        self._batches: bool | None = None  # see batches
+
+    @property
+    def batches(self) -> bool:
+        """Whether this match's deals play all at once on the batched engine: single hands with a side that has a
+        deterministic compiled twin, where those kernels are built (until then, one by one: the same records)."""
+        if self._batches is None:
+            self._batches = (self.match.episode == "hand" and any(batched(side[0], self.rules) for side in self.agents)
+                             and use_compiled(BATCH_PLAY_BUILD))
+        return self._batches
+
+    def build_kernels(self) -> None:
+        """Compile the batched kernels now where this match needs them and the user asked for the compiled engine
+        (``EUCHRE_ENV_ENGINE=compiled``): once, before worker processes start, each of which would compile them."""
+        if self.batches and not is_built(BATCH_PLAY_BUILD):
+            build(BATCH_PLAY_BUILD)
 
     def play_deals(self, start: int, stop: int) -> list[DealRecord]:
         """Deals ``start..stop``: all at once on the batched engine when a side is a greedy network or the
         rule-based agent playing single hands (:mod:`.batch_play`, the same records), else one by one."""
-        if self.match.episode == "hand" and any(batched(side[0], self.rules) for side in self.agents):
+        if self.batches:
             return play_hand_deals(self, start, stop)
         return [self.play_deal(i) for i in range(start, stop)]
 

@@ -26,6 +26,7 @@ import tempfile
 from dataclasses import replace
 from typing import Any
 
+from euchre_env import published
 from euchre_env.agents.registry import CHECKPOINT_SUFFIX
 from euchre_env.evaluation.match import DealRecord, Match, MatchRunner
 from euchre_env.evaluation.progress import Progress, RunningMargin
@@ -104,7 +105,7 @@ def _ship(match: Match) -> Match:
 
     def shipped(spec: Any) -> Any:
         if isinstance(spec, str) and spec.strip().endswith(CHECKPOINT_SUFFIX):
-            with open(spec.strip(), "rb") as f:
+            with open(published.find(spec.strip(), published.CHECKPOINTS), "rb") as f:  # a name: the package's
                 return ShippedCheckpoint(spec.strip(), ray.put(f.read()))
         return spec
 

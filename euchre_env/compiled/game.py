@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 
 from euchre_env.compiled import kernels as K
-from euchre_env.compiled.builds import compiling, machine_code
+from euchre_env.compiled import seeding
+from euchre_env.compiled.builds import Family, machine_code
 from euchre_env.compiled.tables import hand_result, kernel_tables
 from euchre_env.game.deals import deal_from_order, scripted_deal
 from euchre_env.game.engine import GameState
@@ -30,6 +31,10 @@ from euchre_env.game.seats import NUM_SEATS, left_of
 ILLEGAL = -2  # step(): the action is not legal now
 _PHASES = tuple(Phase)  # by value: a lookup, where Phase(value) costs more than a step's rules
 MAX_DECISIONS = 128  # decisions in one hand, with room: a double-deck Bid Euchre hand has 48 plays and a few calls
+
+# The kernels of one game (the AEC env's, SingleSeatEnv's): built by warm() below, ahead (`euchre compile`) or in
+# the background while the env runs on the reference engine (euchre_env.envs.game_core).
+GAME_BUILD = Family("game", (K.__file__, seeding.__file__, __file__), "euchre_env.compiled.game:warm")
 
 
 class CompiledGame:
@@ -46,8 +51,12 @@ class CompiledGame:
     frame around it): the AEC env makes it at every decision.
     """
 
+    provisional = False  # the final engine (euchre_env.envs.game_core.ReferenceGame is the provisional one)
+    reseed = staticmethod(seeding.reseed)  # default_rng(seed)'s state set in place by a compiled call
+
     def __init__(self, rules: Rules, observation: str) -> None:
         self.rules = rules
+        self.observation = observation
         tables = kernel_tables(rules, observation)
         self._T = K.pack_tables(tables)
         at_mask, at_history, obs_size, f32_size = K.packed_sizes(tables)
@@ -62,14 +71,13 @@ class CompiledGame:
         self._history = self._s16[at_history:]  # this hand's absolute actions: the count, then the ids
         buffers = (self._st, self._s8, self._s16, self._f32, self._T)
         self._seats = np.zeros((NUM_SEATS, obs_size), np.float32)  # every seat's observation, when valid
-        with compiling("the game's kernels"):
-            self.step: Callable[[int], int] = partial(machine_code(K.game_step, *buffers, 0), *buffers)
-            self._start = partial(machine_code(K.game_start, *buffers, np.zeros((4, 1), np.int16), 0, True, 0, 0),
-                                  *buffers)
-            self._start_shuffled = partial(machine_code(K.game_deal, *buffers, np.zeros(1, np.int64), True, 0, 0),
-                                           *buffers)
-            self._encode_seats = partial(machine_code(K.game_encode_seats, *buffers, self._seats), *buffers,
-                                         self._seats)
+        self.step: Callable[[int], int] = partial(machine_code(K.game_step, *buffers, 0), *buffers)
+        self._start = partial(machine_code(K.game_start, *buffers, np.zeros((4, 1), np.int16), 0, True, 0, 0),
+                              *buffers)
+        self._start_shuffled = partial(machine_code(K.game_deal, *buffers, np.zeros(1, np.int64), True, 0, 0),
+                                       *buffers)
+        self._encode_seats = partial(machine_code(K.game_encode_seats, *buffers, self._seats), *buffers,
+                                     self._seats)
         self._seats_at = -1  # the decision count of this hand at which _seats was written (-1: not this hand)
         self._scores = [0, 0]  # the episode's starting score, for replay
         self._result: dict[str, Any] | None = None  # the finished hand's result, built once
@@ -216,9 +224,16 @@ class CompiledGame:
         if isinstance(entry, tuple):
             dealer, pack = entry
             entry = deal_from_order(self.rules, pack.tolist(), dealer)
-        return _as_deal(entry)
+        return as_scripted(entry)
 
 
-def _as_deal(parsed: dict[str, Any]) -> dict[str, Any]:
+def as_scripted(parsed: dict[str, Any]) -> dict[str, Any]:
     """A parsed deal (with its kitty) as the env's ``options["deal"]`` takes it: a copy, card ids."""
     return scripted_deal(int(parsed["dealer"]), [list(h) for h in parsed["hands"]], parsed.get("upcard"))
+
+
+def warm() -> None:
+    """Compile (or load) every kernel of :data:`GAME_BUILD`: the game's four entry points (their argument types are
+    the same under every rule set and observation) and the seeding of ``reset(seed=...)``."""
+    CompiledGame(Rules.preset("knock"), "absolute")
+    seeding.reseed(np.random.default_rng(), 0)

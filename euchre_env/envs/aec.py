@@ -69,10 +69,10 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
-from euchre_env.compiled.game import ILLEGAL, CompiledGame
-from euchre_env.compiled.seeding import reseed
+from euchre_env.compiled.game import ILLEGAL
 from euchre_env.envs import episodes
 from euchre_env.envs.episodes import AUTO, ENV_EPISODE
+from euchre_env.envs.game_core import game_core, upgrade
 from euchre_env.envs.wrappers import standard_wrappers
 from euchre_env.game.actions import action_table
 from euchre_env.game.deals import parse_deal, parse_scores, shuffled_pack
@@ -127,8 +127,9 @@ class raw_env(CanonicalActions, AECEnv, EzPickle):
         self.observation = observation
         self._frames = suit_frames(self.rules) if observation == "structured" else None
         self._frame = None  # structured: the Frame of the seat to act
-        # The rules run on the compiled core; a reference GameState is replayed only when something reads it.
-        self._core = CompiledGame(self.rules, observation)
+        # The rules run on the compiled core (on the reference engine until its kernels are built: game_core); a
+        # reference GameState is replayed only when something reads it.
+        self._core = game_core(self.rules, observation)
         self._game: GameState | None = None
         self._started = False
         self._turn: str | None = None  # the agent whose decision is on the table (None at a hand's end)
@@ -219,6 +220,8 @@ class raw_env(CanonicalActions, AECEnv, EzPickle):
 
     # ---------------------------------------------------------------- reset & step
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        if self._core.provisional:  # the reference engine: the compiled one once its background build is done
+            self._core = upgrade(self._core)
         rng = self._rng
         if seed is None and options is None and rng is not None:  # the next episode of a loop: nothing to check
             dealer = int(rng.integers(NUM_SEATS))  # the draws of the general path below, in its order
@@ -228,7 +231,7 @@ class raw_env(CanonicalActions, AECEnv, EzPickle):
             if seed is not None or rng is None:
                 # A seed deals as GameState(rules, np.random.default_rng(seed)) does. reseed() sets that state in
                 # a third of default_rng's time, into the spare generator: a bad deal below leaves ours as it was.
-                rng = self._spare = reseed(self._spare, seed)
+                rng = self._spare = self._core.reseed(self._spare, seed)
             # Check everything first: a bad deal or score raises before anything of the old episode
             # changes (the generator included). Then draw as GameState does: the dealer, then the cards.
             scores = parse_scores(self.rules, options.get("scores"))

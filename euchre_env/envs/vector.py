@@ -44,14 +44,13 @@ and proven equal by a differential test against the engine and its observers.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from contextlib import nullcontext
 from typing import Any
 
 import numba
 import numpy as np
 
 from euchre_env.compiled import kernels as K
-from euchre_env.compiled.builds import SLICES_PER_THREAD, compiling, start_thread_pool
+from euchre_env.compiled.builds import SLICES_PER_THREAD, start_thread_pool
 from euchre_env.compiled.seeding import reseed
 from euchre_env.compiled.tables import hand_result, kernel_tables
 from euchre_env.envs.episodes import AUTO, REWARDS, check_episode_args, check_reset_options
@@ -132,7 +131,6 @@ class VectorEuchre:
         self._streams = np.zeros(n, np.uint64)  # each game's uniforms for its next deals (kernels.stream_uniforms)
         self._uniforms = np.zeros((slices, len(self._pack) + 1), np.float64)  # a slice's draws for a deal (scratch)
         self._started = False
-        self._stepped = False  # the first step loads (or compiles) the step kernel
 
     # ------------------------------------------------------------------ public API
     @property
@@ -158,10 +156,9 @@ class VectorEuchre:
             st[:, K.DEALER] = [d["dealer"] for d in deals]
             cards, upcards = self._deal_arrays(deals)
         self._streams[:] = self._rng.bit_generator.random_raw(self.num_envs)  # the deals after these
-        with compiling("the batched engine's kernels"):  # the first reset of a process loads (or compiles) them
-            self._start(everyone, cards, upcards)
-            self._started = True
-            self._observe(everyone)
+        self._start(everyone, cards, upcards)  # the first reset of a process loads (or compiles) the kernels
+        self._started = True
+        self._observe(everyone)
         return self._out(self._obs), self._out(self._mask), st[:, K.CUR].astype(np.int64)
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
@@ -172,12 +169,10 @@ class VectorEuchre:
         self.use_threads()
         ended = np.zeros(self.num_envs, np.bool_)
         t = self._tables
-        with nullcontext() if self._stepped else compiling("the batched engine's kernels"):
-            self._step_all(self._st, self._hands, self._dealt, self._tc, self._ts, self._calls, actions, ended,
-                           self._obs, self._mask, self._raw, t.opt, t.tab, t.akind, t.aarg, t.aalone, t.eff, t.power,
-                           t.rank, t.rnd, t.off, t.leader_at, t.card_at, t.rnd_off, t.rnd_width, t.col, t.perms,
-                           t.cands, t.ncands, t.to_abs, t.structured, self.observation != "none")
-        self._stepped = True
+        self._step_all(self._st, self._hands, self._dealt, self._tc, self._ts, self._calls, actions, ended,
+                       self._obs, self._mask, self._raw, t.opt, t.tab, t.akind, t.aarg, t.aalone, t.eff, t.power,
+                       t.rank, t.rnd, t.off, t.leader_at, t.card_at, t.rnd_off, t.rnd_width, t.col, t.perms,
+                       t.cands, t.ncands, t.to_abs, t.structured, self.observation != "none")
         return self._after_step(np.flatnonzero(ended), self._every_seat)
 
     def _after_step(self, finished: np.ndarray, final_seats: np.ndarray

@@ -104,7 +104,8 @@ def test_help_describes_every_command_in_one_line(capsys):
         main(["--help"])
     assert exc.value.code == 0
     lines = capsys.readouterr().out.splitlines()
-    assert [name for name in cli.COMMANDS] == ["eval", "ladder", "merge", "train", "exploit", "cfr", "play", "serve"]
+    assert [name for name in cli.COMMANDS] == ["eval", "ladder", "merge", "train", "exploit", "cfr", "play", "serve",
+                                                "compile"]
     for line in COMMAND_LINES:
         assert line in lines
     assert "training" in lines[2]  # the description is not about evaluation only
@@ -117,8 +118,8 @@ def test_no_command_prints_the_overview_then_one_error_line(capsys):
     captured = capsys.readouterr()
     lines = captured.err.splitlines()
     assert captured.out == "" and all(line in lines for line in COMMAND_LINES)
-    assert lines[-1] == ("euchre: error: missing command: eval, ladder, merge, train, exploit, cfr, play, serve "
-                         "(see euchre COMMAND --help)")
+    assert lines[-1] == ("euchre: error: missing command: eval, ladder, merge, train, exploit, cfr, play, serve, "
+                         "compile (see euchre COMMAND --help)")
 
 
 @pytest.mark.parametrize("command", list(cli.COMMANDS))
