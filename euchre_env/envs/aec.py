@@ -132,7 +132,10 @@ class raw_env(CanonicalActions, AECEnv, EzPickle):
         self._core = game_core(self.rules, observation)
         self._game: GameState | None = None
         self._started = False
-        self._turn: str | None = None  # the agent whose decision is on the table (None at a hand's end)
+        # The agent whose decision is on the table: None at a hand's end, after a truncation, and after an illegal
+        # move's end under the standard wrapper, which clears it and then takes it for the live agent to act.
+        # PettingZoo's own TerminateIllegalWrapper does not clear it: last() reads the terminations too.
+        self._turn: str | None = None
         self.possible_agents = [f"player_{i}" for i in range(NUM_SEATS)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
         n = self._num_actions = len(self.table)
@@ -210,13 +213,10 @@ class raw_env(CanonicalActions, AECEnv, EzPickle):
             terminated, truncated, info = self.terminations[agent], self.truncations[agent], self.infos[agent]
         except (AttributeError, KeyError):
             raise self._no_episode("last") from None
-        if not observe:
-            obs = None
-        elif agent == self._turn and not (terminated or truncated):  # observe(), one call less a decision
-            obs = {"observation": self._core.obs.copy(), "action_mask": info["action_mask"]}
-        else:
-            obs = self.observe(agent)
-        return obs, self._cumulative_rewards[agent], terminated, truncated, info
+        if agent is self._turn and not (terminated or truncated):  # the agent to act: observe(), one call less
+            obs = {"observation": self._core.obs.copy(), "action_mask": info["action_mask"]} if observe else None
+            return obs, self._cumulative_rewards[agent], False, False, info
+        return (self.observe(agent) if observe else None), self._cumulative_rewards[agent], terminated, truncated, info
 
     # ---------------------------------------------------------------- reset & step
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
@@ -275,14 +275,15 @@ class raw_env(CanonicalActions, AECEnv, EzPickle):
         if dead:
             self._was_dead_step(action)
             return
-        if type(action) is not int:
+        if type(action) is not int or not 0 <= action < self._num_actions:
             action = self.table.check_id(action)  # a string, None or an id out of range: one line saying so
         self._act(agent, action)
 
     def _act(self, agent: str, action: int) -> None:
-        """``step`` for the live ``agent`` to act and an int ``action`` (what the standard wrapper has checked)."""
+        """``step`` for the live ``agent`` to act and an int ``action`` in range (what the standard wrapper has
+        checked)."""
         core = self._core
-        seat = core.step(action) if 0 <= action < self._num_actions else ILLEGAL
+        seat = core.step(action)
         if seat >= 0 and self._plain and self._game is None and not self._rewards_set:
             # The common decision: the hand goes on, nothing else to keep in step. What the general path
             # below does in that case, in the fewest attribute reads (an AEC loop makes this call per decision).
