@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml constraints.txt
 # (Ray/RLlib, Tianshou, Stable-Baselines3) plus OpenSpiel for the differential test, about 2.1 GB. It then runs
 # ruff and the whole test suite (the import-direction check, tests/test_layers.py, included).
 test: $(STAMP)
-	$(PY) -m ruff check euchre_env agents evaluation training play cli tests benchmarks examples
+	$(PY) -m ruff check euchre_env agents evaluation training play cli tests benchmarks experiments examples
 	$(PY) -m pytest
 
 # Trains configs/knock.yaml into runs/$(RUN) (under an hour on 2 cores), then evaluates the best checkpoint

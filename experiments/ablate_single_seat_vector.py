@@ -6,7 +6,7 @@ left over is Python and NumPy between the calls: the env's checks and arrays, th
 times the env's path, the rule-based opponents' whole step as one kernel call; ``--rounds`` times the rounds of
 Python decisions and engine steps it replaced (the rewards and episode ends then accounted in Python).
 
-    .venv/bin/python benchmarks/ablate_single_seat_vector.py --num-envs 4096 --seconds 10 [--rounds]
+    .venv/bin/python experiments/ablate_single_seat_vector.py --num-envs 4096 --seconds 10 [--rounds]
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Behaviour cloning of the rule-based agent under each observation: held-out accuracy and the clone's play.
 
-    .venv/bin/python benchmarks/ablation_cloning.py --observation absolute --decisions 150000 --out DIR
-    .venv/bin/python benchmarks/ablation_cloning.py --observation structured --decisions 150000 --out DIR
+    .venv/bin/python experiments/ablation_cloning.py --observation absolute --decisions 150000 --out DIR
+    .venv/bin/python experiments/ablation_cloning.py --observation structured --decisions 150000 --out DIR
 
 The trainer's own cloning (``Trainer`` with ``pretrain.teacher: rules``, the knock config otherwise)
 fits the network to ``--decisions`` teacher decisions; then it is scored on teacher decisions of

@@ -3,10 +3,10 @@ of ``--num-envs`` games the agent plays in every seat (``VectorEuchre``, observa
 in one call, timed on its second call (the first warms the caches). The engine's legal masks are computed before
 and not counted.
 
-    python benchmarks/bench_rule_decisions.py --rules knock --steps 400
+    python experiments/bench_rule_decisions.py --rules knock --steps 400
 
-docs/vector.md reports its output (0.76 -> 0.22 us a decision, knock, once the kernels were inlined and built
-without reference counting).
+docs/results/vector_history.md reports its output (0.76 -> 0.22 us a decision, knock, once the kernels were inlined
+and built without reference counting).
 """
 
 from __future__ import annotations

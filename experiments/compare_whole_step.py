@@ -2,11 +2,11 @@
 alternating every few seconds so that a busy machine slows both alike: ``SingleSeatVectorEnv`` knock, structured,
 a random learner, 4,096 games.
 
-    python benchmarks/compare_whole_step.py --threads 1
-    python benchmarks/compare_whole_step.py --threads 0      # every core (threads=None)
+    python experiments/compare_whole_step.py --threads 1
+    python experiments/compare_whole_step.py --threads 0      # every core (threads=None)
 
 The env uses the whole step (``SingleSeatVectorEnv._whole_steps``, True by default); this script times both paths.
-docs/vector.md reports its output.
+docs/results/vector_history.md reports its output.
 """
 
 from __future__ import annotations

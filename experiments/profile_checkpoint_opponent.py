@@ -1,10 +1,10 @@
 """Where the time of ``SingleSeatVectorEnv`` with a checkpoint opponent goes: the README's loop (a random learner,
 knock, structured observation) under cProfile, and the learner decisions a second without it.
 
-    python benchmarks/profile_checkpoint_opponent.py --num-envs 4096 --threads 1
-    python benchmarks/profile_checkpoint_opponent.py --num-envs 4096 --threads 2 --compare
+    python experiments/profile_checkpoint_opponent.py --num-envs 4096 --threads 1
+    python experiments/profile_checkpoint_opponent.py --num-envs 4096 --threads 2 --compare
 
-docs/vector.md reads the shares this prints (the rate is the machine's; the shares are the code's).
+docs/results/vector_history.md reads the shares this prints (the rate is the machine's; the shares are the code's).
 ``--compare`` instead times the network's two input paths in one process, alternating, so that a busy machine
 slows both alike: the observer's non-zero entries handed to the first layer (the default), and the dense rows the
 layer scans itself (every path before ``observe_games_sparse``; what a network without the sparse first layer

@@ -1,7 +1,7 @@
 """How often the network-guided search leaves its network's choice: a duplicate match of the search against an
 opponent, counting, by phase, the decisions it searched (more than one legal action) and those it changed.
 
-    python benchmarks/search_overrides.py --checkpoint checkpoints/knock_long.pt --opponent rules --deals 100 \
+    python experiments/search_overrides.py --checkpoint checkpoints/knock_long.pt --opponent rules --deals 100 \
         --seed 30109
 
 docs/agents.md#network-guided-search reports the counts. One process (``workers=1``): the counters are the

@@ -1,13 +1,13 @@
 """The engine's per-decision kernels, each timed alone on one thread: what a learner decision of the whole step costs.
 
 A ``SingleSeatVectorEnv`` step against ``rules`` is, per learner decision in seat mode, about four moves
-(``apply``) with four legal masks, three rule-based decisions (``benchmarks/bench_rule_decisions.py`` times
+(``apply``) with four legal masks, three rule-based decisions (``experiments/bench_rule_decisions.py`` times
 those) and the learner's observation (``encode``, then for ``structured`` the frame choice and copy
 ``canonical``, also timed in its two halves, ``choose_frame`` and ``in_frame``). This script times each part
 over the states of ``--num-envs`` games a few random moves into their hands, in a compiled loop per part
 (Python's cost divided out), and prints microseconds per call.
 
-    python benchmarks/time_kernel_parts.py --num-envs 4096
+    python experiments/time_kernel_parts.py --num-envs 4096
 """
 
 from __future__ import annotations

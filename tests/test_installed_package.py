@@ -34,8 +34,8 @@ CHECKPOINTS = ["bid.pt", "bid_cfr.npz", "classic.pt", "knock.pt", "knock_150m.pt
                "knock_long.pt", "multiplayer.pt"]
 # The tree the wheel is built from, less what a build never reads: a copy, so that the build's own folders
 # (build/, *.egg-info) never land in the clone, where another test run may be building at the same time.
-NOT_BUILT = shutil.ignore_patterns(".git", ".venv", "runs", "docs", "tests", "benchmarks", "examples", "seeds", "build",
-                                   "dist", "*.egg-info", "__pycache__", ".*_cache", ".hypothesis")
+NOT_BUILT = shutil.ignore_patterns(".git", ".venv", "runs", "docs", "tests", "benchmarks", "experiments", "examples",
+                                   "seeds", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", ".hypothesis")
 # Each clone folder of modules and where it installs (pyproject.toml's package-dir).
 INSTALLS_AS = {"euchre_env": ".", "agents": "agents", "evaluation": "evaluation", "training": "training",
                "play": "play", "cli": "cli"}

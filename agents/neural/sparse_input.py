@@ -17,9 +17,9 @@ The fast path needs a float32 CPU matrix that does not itself require a gradient
 anything else (a GPU tensor, an input with a gradient, a dense input) goes through ``F.linear``. Each
 output row and each weight-gradient row is summed by one thread in a fixed order, so the results do not
 depend on the number of threads. A large batch (a PPO minibatch) runs on the parallel builds, on as many of
-Numba's threads as torch uses (an update's two first layers: 0.19 s, against 0.33 s on one thread, two
-cores): that starts Numba's OpenMP pool in the trainer's process, so the evaluation's worker pools are
-started from a forkserver there (``euchre_env.compiled.builds.forks_safely``).
+Numba's threads as torch uses, because on a minibatch they beat one thread (the timing:
+docs/results/module_measurements.md): that starts Numba's OpenMP pool in the trainer's process, so the
+evaluation's worker pools are started from a forkserver there (``euchre_env.compiled.builds.forks_safely``).
 """
 
 from __future__ import annotations

@@ -86,7 +86,7 @@ class GuidedSearchAgent:
         self._twin = self.network.batch_twin(self.rules)
         self._engines: dict[int, tuple[VectorEuchre, Any]] = {}  # by number of games: worlds x legal actions
         # The decisions searched, and those at which the search left the network's choice, by phase name: how
-        # often the search pays (benchmarks/search_overrides.py reports them).
+        # often the search pays (experiments/search_overrides.py reports them).
         self.searched: Counter[str] = Counter()
         self.changed: Counter[str] = Counter()
         self.reset(seed)
