@@ -146,25 +146,39 @@ def tensorboard(folder: Path) -> Any:  # a SummaryWriter, or None without tensor
     return SummaryWriter(str(folder))
 
 
-def clone_rules(envs: SingleSeatVectorEnv, agent: Agent, cfg: Config) -> None:
+def clone_rules(envs: SingleSeatVectorEnv, agent: Agent, cfg: Config, deadline: float) -> None:
     """Behaviour cloning: the rule-based agent plays the learner's seats (its compiled twin, in the learner's
-    action frame) for ``clone_decisions`` decisions; the actor learns its choices by cross-entropy."""
+    action frame) for ``clone_decisions`` decisions; the actor learns its choices by cross-entropy. Both stop at
+    ``deadline`` (``time.time()``): ``--minutes`` counts the cloning."""
+    steps, start = -(-cfg.clone_decisions // envs.num_envs), time.time()
+    print(f"cloning the rule-based agent: {steps * envs.num_envs:,} decisions of its play, then {cfg.clone_epochs} "
+          "epochs", flush=True)
     obs, infos = envs.reset(seed=cfg.seed + 1)  # deals of their own
     xs, masks, targets = [], [], []
-    for _ in range(-(-cfg.clone_decisions // envs.num_envs)):
+    for step in range(steps):
+        if step and time.time() >= deadline:  # one step at least: something to fit
+            break
         target = envs.agent_actions("rules")
         xs.append(torch.from_numpy(obs))
         masks.append(torch.from_numpy(infos["action_mask"]))
         targets.append(torch.from_numpy(target))
         obs, _, _, _, infos = envs.step(target)
     x, mask, y = torch.cat(xs), torch.cat(masks), torch.cat(targets)
+    print(f"cloning: recorded {x.shape[0]:,} decisions in {time.time() - start:.0f} s", flush=True)
     optimizer = torch.optim.Adam(agent.actor.parameters(), lr=1e-3)
-    for _epoch in range(cfg.clone_epochs):
+    for epoch in range(cfg.clone_epochs):
         for idx in torch.randperm(x.shape[0]).split(1024):
+            if time.time() >= deadline:
+                break
             loss = nn.functional.cross_entropy(agent.actor.masked_logits(x[idx], mask[idx]), y[idx])
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
+        late = time.time() >= deadline
+        print(f"cloning: epoch {epoch + 1}/{cfg.clone_epochs}{', time is up' if late else ''}, "
+              f"{time.time() - start:.0f} s", flush=True)
+        if late:
+            break
     with torch.no_grad():
         agree = (agent.actor.masked_logits(x, mask).argmax(-1) == y).float().mean().item()
     print(f"cloned the rule-based agent: {x.shape[0]:,} decisions, {agree:.1%} of its choices matched", flush=True)
@@ -172,6 +186,9 @@ def clone_rules(envs: SingleSeatVectorEnv, agent: Agent, cfg: Config) -> None:
 
 def main(argv: list[str] | None = None) -> Result:
     cfg = parse_config(argv)
+    # A line at once: the envs' first reset may compile the engine's kernels (minutes, once per machine)
+    print(f"cleanrl_ppo_vector: {cfg.minutes:g} min of training on {cfg.preset} against {cfg.opponent}, "
+          f"{cfg.num_envs} games at once; starting the envs", flush=True)
     torch.set_num_threads(cfg.torch_threads)
     torch.manual_seed(cfg.seed)
     out = Path(cfg.out)
@@ -184,9 +201,11 @@ def main(argv: list[str] | None = None) -> Result:
     agent = Agent(obs_size, num_actions, cfg.hidden)
     optimizer = torch.optim.Adam(agent.parameters(), lr=cfg.lr, eps=1e-5)
     first_weights = [p.detach().clone() for p in agent.actor.parameters()]
+    envs.reset(seed=cfg.seed)  # loads those kernels (seconds each time, minutes once) before the clock starts
     start = time.time()  # the clock runs from here: the cloning counts against --minutes
+    deadline = start + cfg.minutes * 60
     if cfg.clone_decisions:
-        clone_rules(envs, agent, cfg)
+        clone_rules(envs, agent, cfg, deadline)
 
     n, t_len = cfg.num_envs, cfg.num_steps
     obs_buf = torch.zeros((t_len, n, obs_size))
@@ -196,8 +215,8 @@ def main(argv: list[str] | None = None) -> Result:
 
     obs, infos = envs.reset(seed=cfg.seed)
     next_obs, next_mask = torch.from_numpy(obs), torch.from_numpy(infos["action_mask"])
-    deadline = start + cfg.minutes * 60
     decisions = update = 0
+    printed = 0.0  # when the last progress line went out
     hand_points: list[float] = []
     while time.time() < deadline:
         update += 1
@@ -257,7 +276,8 @@ def main(argv: list[str] | None = None) -> Result:
             writer.add_scalar("losses/policy", pg_loss.item(), decisions)
             writer.add_scalar("losses/value", v_loss.item(), decisions)
             writer.add_scalar("losses/entropy", entropy.mean().item(), decisions)
-        if update % 20 == 0:
+        if update == 1 or time.time() - printed >= 30:  # a line after the first update, then every 30 s
+            printed = time.time()
             print(f"update {update:5d}  {decisions:>11,} decisions  {decisions / elapsed:7,.0f}/s  "
                   f"points a hand vs {cfg.opponent} (last 5,000 hands): {recent:+.3f}", flush=True)
 

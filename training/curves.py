@@ -12,7 +12,11 @@ def eval_curves(run_dir: str) -> dict[str, list[tuple[float, float, float, float
 
     events = EventAccumulator(run_dir, size_guidance={"scalars": 0}).Reload()
     tags = set(events.Tags()["scalars"])
-    decisions = {e.step: e.value / 1e6 for e in events.Scalars("charts/decisions")}
+    # Step 0 is before any update: no decision trained on. A run that ended there (its time limit spent in the
+    # behaviour cloning) logged no charts/decisions at all, only the evaluation of its final weights.
+    decisions = {0: 0.0}
+    if "charts/decisions" in tags:
+        decisions.update({e.step: e.value / 1e6 for e in events.Scalars("charts/decisions")})
     curves = {}
     for tag in sorted(t for t in tags if t.startswith("eval/margin_vs_")):
         opponent = tag.removeprefix("eval/margin_vs_")

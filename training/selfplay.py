@@ -169,19 +169,21 @@ class SelfPlay:
 
     # ------------------------------------------------------------------ collection
     def collect(self, budget: int, seed: int, update: int, teacher: Any = None, stream: int = 0,
-                on_step: Callable[[int], None] | None = None) -> Rollout:
+                on_step: Callable[[int], None] | None = None, stop: Callable[[], bool] | None = None) -> Rollout:
         """Play until ``budget`` learner decisions are recorded and every hand in progress is over.
 
         With a ``teacher`` agent, the teacher makes the learner's decisions instead of the network
         (they are recorded the same way, with zero log-probabilities and values): demonstrations
         for behaviour cloning. ``stream`` separates such uses of one (seed, update). ``on_step``
         is called with the number of decisions recorded so far after each lockstep step (a
-        progress bar).
+        progress bar). ``stop``, asked after each lockstep step: once it answers true, the budget counts as
+        reached (the run's time limit cuts the demonstrations short): the hands in progress finish, and the
+        rollout holds what was recorded.
         """
-        return self._collect_vector(budget, seed, update, teacher, stream, on_step)
+        return self._collect_vector(budget, seed, update, teacher, stream, on_step, stop)
 
     def _collect_vector(self, budget: int, seed: int, update: int, teacher: Any, stream: int,
-                        on_step: Callable[[int], None] | None) -> Rollout:
+                        on_step: Callable[[int], None] | None, stop: Callable[[], bool] | None = None) -> Rollout:
         """:meth:`collect` on :class:`~euchre_env.envs.vector.VectorEuchre`: every game steps at once.
 
         The networks read the batch's observations and masks directly; a league agent with a compiled twin
@@ -299,6 +301,8 @@ class SelfPlay:
                 slots[g].state.apply(int(absolute[g]))
             engine += t2 - t
             scripted += clock() - t2
+            if stop is not None and n < budget and stop():
+                budget = n  # no hand starts any more; those in progress finish and are recorded
             for g in np.flatnonzero(info["hand_over"] & live).tolist():
                 slot = slots[g]
                 hands += 1

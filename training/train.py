@@ -48,6 +48,7 @@ import yaml
 from torch.utils.tensorboard import SummaryWriter
 from tqdm.auto import tqdm
 
+from euchre_env import published
 from euchre_env.agents.neural.agent import NeuralAgent
 from euchre_env.agents.neural.checkpoint import (
     CheckpointError,
@@ -89,6 +90,9 @@ class TrainResult:
     seconds: float
     best_margin: float
     best_path: str
+    # the time limit's report when it ended the run (Trainer.over_limit): the limit, the phase it passed in and
+    # how far over it training ran
+    over_limit: dict[str, Any] | None = None
 
 
 class Trainer:
@@ -129,6 +133,9 @@ class Trainer:
         self.hands = 0
         self.seconds = 0.0  # training time before this process (resumed runs)
         self._started: float | None = None  # when this process started training
+        self.cloned = False  # the behaviour cloning has run (a run cut at update 0 resumes without redoing it)
+        self._phase: str | None = None  # what training is doing: the time limit's report names it
+        self.over_limit: dict[str, Any] | None = None  # that report, once the time limit has ended the run
         self.best_margin = -math.inf
         self.league: list[str] = []  # snapshot file names in checkpoints/league/, oldest first
         self._saved_update: int | None = None  # the update latest.pt holds (None: there is none yet)
@@ -201,6 +208,7 @@ class Trainer:
             counters = data["counters"]
             self.update, self.decisions, self.hands = counters["update"], counters["decisions"], counters["hands"]
             self.seconds, self.best_margin = counters["seconds"], counters["best_margin"]
+            self.cloned = counters.get("cloned", True)  # older checkpoints: only runs past the cloning saved one
             self.league = list(data["league"])
             self._saved_update = self.update
         except (KeyError, RuntimeError, ValueError, TypeError) as e:
@@ -213,7 +221,7 @@ class Trainer:
         """``model.init``: the actor's weights from the checkpoint at ``path`` (its rules, observation and hidden
         layers the run's, else one line saying which differ); the critic keeps its fresh weights."""
         try:
-            data = load_checkpoint(path, self.rules)
+            data = load_checkpoint(published.find(path, published.CHECKPOINTS), self.rules)  # a name: the package's
         except CheckpointError as e:
             raise CheckpointError(f"config model.init: {e}") from None
         model = self.config.model
@@ -263,7 +271,7 @@ class Trainer:
         payload["league"] = list(self.league)
         payload["counters"] = {
             "update": self.update, "decisions": self.decisions, "hands": self.hands,
-            "seconds": self.seconds_so_far(), "best_margin": self.best_margin,
+            "seconds": self.seconds_so_far(), "best_margin": self.best_margin, "cloned": self.cloned,
         }
         # No generator state to keep: every random stream of an update is seeded from (seed, update).
         return payload
@@ -384,9 +392,12 @@ class Trainer:
     def _pretrain(self, progress: bool = False) -> None:
         """Behaviour cloning of ``pretrain.teacher`` (training/imitation.py), before the first update.
 
-        ``progress``: bars for the teacher's demonstrations and for the cloning epochs.
+        ``progress``: bars for the teacher's demonstrations and for the cloning epochs. The time limit
+        bounds both: past it the demonstrations end with the hands in progress and the epochs before the next
+        minibatch, and the run goes on to its end with what was learned (no PPO update).
         """
         cfg = self.config
+        self._phase = "behaviour cloning"
         start = time.perf_counter()
         teacher = make_agent(cfg.pretrain.teacher)
         demo_play = self._selfplay({SELF: 1.0}, {})
@@ -395,13 +406,39 @@ class Trainer:
                            unit_scale=True)
         with bar:
             demos = demo_play.collect(budget, cfg.run.seed, 0, teacher=teacher, stream=1,
-                                      on_step=lambda n: bar.update(min(n, budget) - bar.n))
+                                      on_step=lambda n: bar.update(min(n, budget) - bar.n), stop=self.past_limit)
+        collected = time.perf_counter()
         generator = torch.Generator().manual_seed(int(np.random.default_rng([cfg.run.seed, 0, 2]).integers(2**62)))
-        stats = clone(self.model, demos, cfg.pretrain, generator, progress=progress)
+        stats = clone(self.model, demos, cfg.pretrain, generator, progress=progress, stop=self.past_limit)
+        self.cloned = True
+        stats["decisions"] = len(demos)
         for key, value in stats.items():
             self.writer.add_scalar(f"pretrain/{key}", value, 0)
-        self.log(f"behaviour cloning of {cfg.pretrain.teacher!r}: {len(demos):,} decisions, "
-                 f"accuracy {stats['accuracy']:.1%}, {time.perf_counter() - start:.0f} s")
+        end = time.perf_counter()
+        done = f"{len(demos):,} decisions"
+        if len(demos) < budget or stats["epochs"] < cfg.pretrain.epochs:
+            done = (f"cut short by the time limit at {len(demos):,} of {budget:,} decisions and "
+                    f"{stats['epochs']:.2f} of {cfg.pretrain.epochs} epochs")
+        accuracy = f"accuracy {stats['accuracy']:.1%}, " if "accuracy" in stats else ""
+        self.log(f"behaviour cloning of {cfg.pretrain.teacher!r}: {done}, {accuracy}{end - start:.0f} s "
+                 f"(demonstrations {collected - start:.0f} s, epochs {end - collected:.0f} s)")
+
+    def past_limit(self) -> bool:
+        """Whether the training time has reached ``run.max_minutes`` (never without one)."""
+        return self.config.run.max_minutes > 0 and self.seconds_so_far() >= self.config.run.max_minutes * 60
+
+    def _report_limit(self, seconds: float) -> None:
+        """The time limit ended the run after ``seconds`` of training time: say in which phase it passed and
+        how far over it training ran (a phase stops only where it can stop cleanly: an update, once started,
+        finishes with its evaluation and checkpoint), in the log, TensorBoard and :attr:`over_limit`."""
+        limit = self.config.run.max_minutes * 60
+        phase = self._phase or "an earlier process of the run (resumed with no time left)"
+        self.over_limit = {"minutes": self.config.run.max_minutes, "reached_during": phase,
+                           "over_seconds": round(seconds - limit, 1)}
+        line = (f"time limit of {self.config.run.max_minutes:g} min reached during {phase}; training ended "
+                f"{seconds - limit:.0f} s over it, after {self.update} PPO update{'s' * (self.update != 1)}")
+        self.writer.add_text("budget", line, self.update)
+        self.log(line)
 
     def seconds_so_far(self) -> float:
         return self.seconds + (time.perf_counter() - self._started if self._started is not None else 0.0)
@@ -434,10 +471,11 @@ class Trainer:
         guard = InterruptGuard(self.log)
         with guard.installed():
             try:
-                if self.update == 0 and cfg.pretrain.teacher and not cfg.model.init:
+                if self.update == 0 and not self.cloned and cfg.pretrain.teacher and not cfg.model.init:
                     self._pretrain(progress)
                 with self._training_bar(progress) as bar:
                     while self.decisions < run.total_decisions and self.seconds_so_far() < limit:
+                        self._phase = f"update {self.update + 1}"
                         fraction = 1.0
                         if ppo.anneal_lr:  # linear decay to 5% over the budget, or the time limit if it comes first
                             done = max(self.decisions / run.total_decisions, self.seconds_so_far() / limit)
@@ -457,6 +495,8 @@ class Trainer:
                         self._periodic_eval()
                     self.save()
                     trained = self.seconds_so_far()  # the selection below is not training time
+                    if trained >= limit:
+                        self._report_limit(trained)
                     if cfg.eval.select_last:
                         self.select(progress)
             except KeyboardInterrupt:
@@ -526,8 +566,9 @@ class Trainer:
         run = self.config.run
         # no delay: the evaluations' log lines redraw the bar anyway (tqdm.write), and close then draws the end
         if run.max_minutes > 0:
+            # at most full: a limit spent before the first update (in the cloning) shows a full bar, not 10,000%
             bar = progress_bar(run.max_minutes, "training", "min", enabled=progress, unit_scale=True,
-                               initial=self.seconds_so_far() / 60, delay=0.0)
+                               initial=min(self.seconds_so_far() / 60, run.max_minutes), delay=0.0)
         else:
             bar = progress_bar(run.total_decisions, "training", "decisions", enabled=progress, unit_scale=True,
                                initial=min(self.decisions, run.total_decisions), delay=0.0)
@@ -538,7 +579,7 @@ class Trainer:
         margin = self.selection["chosen_margin"] if self.selection else self.best_margin
         return TrainResult(self.run_dir, self.update, self.decisions,
                            self.seconds_so_far() if seconds is None else seconds, margin,
-                           os.path.join(self.ckpt_dir, "best.pt"))
+                           os.path.join(self.ckpt_dir, "best.pt"), self.over_limit)
 
     def _log_update(self, rollout: Any, stats: dict[str, float], collect_s: float, learn_s: float) -> None:
         w, step = self.writer, self.update
