@@ -14,10 +14,14 @@ inputs are those of the one-by-one path, so a seeded match gives the same record
 
 from __future__ import annotations
 
+import importlib.util
+import os
 from typing import Any
 
 import numpy as np
 
+from euchre_env import published
+from euchre_env.agents import neural
 from euchre_env.agents.base import batch_twin
 from euchre_env.agents.rule_based import compiled as rule_kernels
 from euchre_env.compiled import kernels, seeding
@@ -30,12 +34,14 @@ from euchre_env.game.rules import Rules
 from euchre_env.game.seats import NUM_SEATS, other_team, team_of
 from euchre_env.views.decision import ask_agent
 
-# The kernels a batched hand match runs on (the batched engine on one thread, the rule-based agent's twin), built by
-# warm() below: until they are, a match plays its deals one by one on the reference engine (the same records) while
-# a background process builds them (MatchRunner.batches).
+# The kernels a batched hand match runs on (the batched engine on one thread, the rule-based agent's twin, a greedy
+# network's twin where torch is installed), built by warm() below: until they are, a match plays its deals one by
+# one on the reference engine (the same records) while a background process builds them (MatchRunner.batches).
+_NEURAL = os.path.dirname(neural.__file__)  # the package alone: its modules import torch
 BATCH_PLAY_BUILD = Family(
-    "batch_play", (kernels.__file__, seeding.__file__, vector.__file__, rule_kernels.__file__,
-                   learner_account.__file__), "euchre_env.evaluation.batch_play:warm")
+    "batch_play", (kernels.__file__, seeding.__file__, vector.__file__, rule_kernels.__file__, learner_account.__file__,
+                   *(os.path.join(_NEURAL, f) for f in ("agent.py", "sparse_input.py", "cpu_kernels.py"))),
+    "euchre_env.evaluation.batch_play:warm")
 
 
 def deterministic_twin(agent: Any, rules: Any) -> Any:
@@ -124,7 +130,11 @@ def play_hand_deals(runner: Any, start: int, stop: int) -> list[Any]:
 
 def warm() -> None:
     """Compile (or load) :data:`BATCH_PLAY_BUILD`'s kernels: two deals of a batched rule-based match (the kernels'
-    argument types are the same under every rule set)."""
+    argument types are the same under every rule set), and a published network's where torch is installed."""
     from euchre_env.evaluation.match import Match, MatchRunner  # the match module imports this one
 
-    play_hand_deals(MatchRunner(Match("rules", "rules", Rules.preset("knock"))), 0, 2)
+    knock = Rules.preset("knock")
+    play_hand_deals(MatchRunner(Match("rules", "rules", knock)), 0, 2)
+    if importlib.util.find_spec("torch") is not None:  # a network's twin: its observer and its sparse first layer
+        network = published.find("knock.pt", published.CHECKPOINTS)
+        play_hand_deals(MatchRunner(Match(network, "rules", knock)), 0, 2)
