@@ -1,6 +1,7 @@
 """Agent specs on the command line and in configs: ``random``, ``rules``, ``pimc:50``, a checkpoint path (``.pt``),
 the network-guided search over a checkpoint (``search:32:PATH.pt``, :mod:`euchre_env.agents.search.guided`),
-the CFR bidding agent (``cfr:TABLES.npz``, :mod:`euchre_env.agents.search.cfr_bidding`)
+the CFR bidding agent (``cfr:TABLES.npz``, :mod:`euchre_env.agents.search.cfr_bidding`), one agent's bidding with
+another's card play (``split:BIDDER:PLAYER``, :mod:`euchre_env.agents.split`)
 and OpenSpiel's bots (``openspiel:ismcts:1000``, ``openspiel:mcts:200``, ``openspiel:mccfr:PATH``; the
 ``openspiel`` extra, see :mod:`euchre_env.agents.search.openspiel_bots`).
 
@@ -39,6 +40,7 @@ OPENSPIEL_PREFIX = "openspiel:"  # OpenSpiel's bots: openspiel:KIND:ARG (two par
 SEARCH_PREFIX = "search:"  # the network-guided search: search:[WORLDS:]CHECKPOINT.pt
 CFR_PREFIX = "cfr:"  # the CFR bidding agent: cfr:[WORLDS:]TABLES.npz (WORLDS: PIMC's, for the card play)
 CFR_SUFFIX = ".npz"
+SPLIT_PREFIX = "split:"  # a bidder and a card player: split:BIDDER:PLAYER (euchre_env.agents.split)
 
 
 def agent_names() -> list[str]:
@@ -53,8 +55,8 @@ def _parse(text: str) -> tuple[str, dict[str, int]]:
         raise UnknownAgentSpec(
             f"unknown agent spec {text!r}; known: {', '.join(agent_names())} (e.g. 'pimc:50'), or a checkpoint "
             f"path ending in {CHECKPOINT_SUFFIX} (a published one by name, e.g. knock.pt), a search over one "
-            "(search:32:PATH.pt), CFR tables (cfr:PATH.npz), or an OpenSpiel bot "
-            "(openspiel:ismcts:1000, openspiel:mccfr:PATH)"
+            "(search:32:PATH.pt), CFR tables (cfr:PATH.npz), a bidder and a card player (split:BIDDER:PLAYER), or "
+            "an OpenSpiel bot (openspiel:ismcts:1000, openspiel:mccfr:PATH)"
         )
     param_name = _AGENTS[name][2]
     if not colon:
@@ -173,8 +175,17 @@ def _check_openspiel(text: str) -> dict[str, Any]:
     return {"kind": kind, "arg": arg}
 
 
-# Tried in this order (a search over a checkpoint also ends in .pt); a spec no kind takes is an agent name.
+def _check_split(text: str) -> dict[str, Any]:
+    """A ``split:BIDDER:PLAYER`` spec's constructor arguments; ValueError if it does not cut into two specs."""
+    from euchre_env.agents.split import split_halves
+
+    bidder, player = split_halves(text)
+    return {"bidder": bidder, "player": player}
+
+
+# Tried in this order (a split or a search over a checkpoint also ends in .pt); a spec no kind takes is an agent name.
 _SPEC_KINDS: tuple[_SpecKind, ...] = (
+    _SpecKind(lambda t: t.startswith(SPLIT_PREFIX), _check_split, "euchre_env.agents.split", "SplitAgent"),
     _SpecKind(lambda t: t.startswith(SEARCH_PREFIX), _check_search, "euchre_env.agents.search.guided",
               "GuidedSearchAgent"),
     _SpecKind(lambda t: t.startswith(CFR_PREFIX), _check_cfr, "euchre_env.agents.search.cfr_bidding",
