@@ -6,16 +6,18 @@ play 1, the same cards), every game steps at once, and a side whose agent has a 
 agent protocol's ``batch_twin``: the rule-based agent's kernels, a greedy network's one forward pass over the
 seats it encodes with the compiled observer) decides all its games in one call, with the choices the agent
 itself makes (each twin is proven equal to its agent). Every other agent is asked as in the one-by-one path, through
-:func:`~euchre_env.views.decision.ask_agent` on a reference ``GameState`` kept in step with its game, with its own
-instance per game and seat, reset with the same seed (:mod:`.seeds`). The deals, the agents' seeds and their
-inputs are those of the one-by-one path, so a seeded match gives the same records on either
-(``tests/evaluation/test_evaluate.py`` checks it).
+:func:`~euchre_env.views.decision.ask_agent` on a reference ``GameState`` kept in step with its game
+(:class:`~euchre_env.envs.mirror.MirroredAgents`), with its own instance per game and seat, reset with the same seed
+(:mod:`.streams`). The deals, the agents' seeds and their inputs are those of the one-by-one path, so a seeded match
+gives the same records on either (``tests/differential/test_batch_play_vs_match.py`` checks it). It imports what
+both paths share from :mod:`.duplicate`, never :mod:`.match`, which imports it.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import os
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -27,12 +29,14 @@ from euchre_env.agents.rule_based import compiled as rule_kernels
 from euchre_env.compiled import kernels, seeding
 from euchre_env.compiled.builds import Family
 from euchre_env.envs import learner_account, vector
+from euchre_env.envs.mirror import MirroredAgents
 from euchre_env.envs.vector import VectorEuchre
+from euchre_env.evaluation.duplicate import DealRecord, Match, build_agent, hand_deal, spec_name
 from euchre_env.evaluation.streams import agent_seed, deal_seed
-from euchre_env.game.engine import GameState, team_margin
+from euchre_env.game.engine import team_margin
 from euchre_env.game.rules import Rules
 from euchre_env.game.seats import NUM_SEATS, other_team, team_of
-from euchre_env.views.decision import ask_agent
+from euchre_env.views.observation import Observer
 
 # The kernels a batched hand match runs on (the batched engine on one thread, the rule-based agent's twin, a greedy
 # network's twin where torch is installed), built by warm() below: until they are, a match plays its deals one by
@@ -56,62 +60,57 @@ def batched(agent: Any, rules: Any) -> bool:
     return deterministic_twin(agent, rules) is not None
 
 
-def play_hand_deals(runner: Any, start: int, stop: int) -> list[Any]:
-    """The :class:`~euchre_env.evaluation.match.DealRecord` of deals ``start..stop`` of ``runner``'s hand match."""
-    from euchre_env.evaluation.match import DealRecord, build_agent, hand_deal  # the match module imports this one
-
-    m = runner.match
-    rules = runner.rules
-    specs = (m.agent_a, m.agent_b)
+def play_hand_deals(match: Match, sides: Sequence[Any], start: int, stop: int, observer: Observer | None = None
+                    ) -> list[DealRecord]:
+    """The :class:`~euchre_env.evaluation.duplicate.DealRecord` of deals ``start..stop`` of ``match``, a hand match;
+    ``sides``: an agent of A and one of B (their twins and rules checks; every game and seat gets its own instance
+    of a side asked through :class:`~euchre_env.envs.mirror.MirroredAgents`), ``observer``: what those agents are
+    given (the absolute observation of the match's rules by default)."""
+    rules = match.rules
+    specs = (match.agent_a, match.agent_b)
+    names = tuple(spec_name(spec) for spec in specs)
     for side in (0, 1):
-        check = getattr(runner.agents[side][0], "check_rules", None)
+        check = getattr(sides[side], "check_rules", None)
         if check is not None:
             check(rules)  # what a network's first act() would check: the rules it was trained on
-    twins = [deterministic_twin(runner.agents[side][0], rules) for side in (0, 1)]
+    twins = [deterministic_twin(sides[side], rules) for side in (0, 1)]
     compiled = [twin is not None for twin in twins]
     indices = list(range(start, stop))
-    deals = [hand_deal(rules, deal_seed(m.seed, i), i % NUM_SEATS) for i in indices]
+    deals = [hand_deal(rules, deal_seed(match.seed, i), i % NUM_SEATS) for i in indices]
     games = 2 * len(indices)  # game 2k + p: deal indices[k], play p (play p: A holds team p)
-    sides = np.array([[0 if team_of(seat) == g % 2 else 1 for seat in range(NUM_SEATS)] for g in range(games)])
-    agents: list[list[Any]] = []
-    mirrors: list[GameState | None] = []
+    sides_of = np.array([[0 if team_of(seat) == g % 2 else 1 for seat in range(NUM_SEATS)] for g in range(games)])
+    venv = VectorEuchre(rules, games, observation="none", episode="hand", copy=False, threads=1)
+    _, mask, seat = venv.reset(options={"deals": [d for d in deals for _ in (0, 1)]})
+    mirror = MirroredAgents(venv, observer)
     for g in range(games):
         index, play = indices[g // 2], g % 2
         seated = []
-        for seat in range(NUM_SEATS):
-            side = sides[g, seat]
+        for s in range(NUM_SEATS):
+            side = sides_of[g, s]
             agent = None if compiled[side] else build_agent(specs[side], None)
             if agent is not None:
-                agent.reset(agent_seed(m.seed, index, play, seat))
+                agent.reset(agent_seed(match.seed, index, play, s))
             seated.append(agent)
-        agents.append(seated)
-        needs_state = any(a is not None for a in seated)
-        mirrors.append(GameState(rules, np.random.default_rng(deal_seed(m.seed, index)), deal=deals[g // 2])
-                       if needs_state else None)
-    venv = VectorEuchre(rules, games, observation="none", episode="hand", copy=False, threads=1)
-    _, mask, seat = venv.reset(options={"deals": [d for d in deals for _ in (0, 1)]})
+        mirror.start(g, seated, [names[side] for side in sides_of[g]])
     policies = [twin(venv) if twin is not None else None for twin in twins]
     live = np.ones(games, bool)
     points = [None] * games
     while live.any():
         actions = mask.argmax(1)
-        side_now = sides[np.arange(games), seat]
+        side_now = sides_of[np.arange(games), seat]
         for side in (0, 1):
             if not compiled[side]:
                 continue
             rows = np.flatnonzero(live & (side_now == side) & (mask.sum(1) > 1))
             if rows.size:
                 actions[rows] = policies[side].actions(rows, mask[rows], None)
-        for g in np.flatnonzero(live):
-            agent = agents[g][seat[g]]
-            if agent is not None:
-                side = side_now[g]
-                actions[g] = venv.to_canonical(g, ask_agent(agent, mirrors[g], runner.observer, runner.names[side]))
+        for g in np.flatnonzero(live).tolist():
+            if mirror.agent(g, seat[g]) is not None:
+                actions[g] = mirror.decide(g)
         absolute = venv.to_absolute(actions)
         _, mask, seat, _, done, info = venv.step(actions)
-        for g in np.flatnonzero(live):
-            if mirrors[g] is not None:
-                mirrors[g].apply(int(absolute[g]))
+        stepped = np.flatnonzero(live)
+        mirror.follow(stepped, absolute[stepped])
         for g in np.flatnonzero(live & done):
             points[g] = info["hand_result"][g]["points"]
             live[g] = False
@@ -131,10 +130,9 @@ def play_hand_deals(runner: Any, start: int, stop: int) -> list[Any]:
 def warm() -> None:
     """Compile (or load) :data:`BATCH_PLAY_BUILD`'s kernels: two deals of a batched rule-based match (the kernels'
     argument types are the same under every rule set), and a published network's where torch is installed."""
-    from euchre_env.evaluation.match import Match, MatchRunner  # the match module imports this one
-
     knock = Rules.preset("knock")
-    play_hand_deals(MatchRunner(Match("rules", "rules", knock)), 0, 2)
+    rules = build_agent("rules")
+    play_hand_deals(Match("rules", "rules", knock), [rules, rules], 0, 2)
     if importlib.util.find_spec("torch") is not None:  # a network's twin: its observer and its sparse first layer
         network = published.find("knock.pt", published.CHECKPOINTS)
-        play_hand_deals(MatchRunner(Match(network, "rules", knock)), 0, 2)
+        play_hand_deals(Match(network, "rules", knock), [build_agent(network), rules], 0, 2)

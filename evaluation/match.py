@@ -23,18 +23,13 @@ a seed derived from (master seed, deal index, play index, seat) (:mod:`.seeds`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any, NamedTuple
-
 import numpy as np
 
-from euchre_env.agents.registry import make_agent
 from euchre_env.compiled.builds import build, is_built, use_compiled
 from euchre_env.envs.episodes import EPISODES
 from euchre_env.evaluation.batch_play import BATCH_PLAY_BUILD, batched, play_hand_deals
+from euchre_env.evaluation.duplicate import AgentSpec, DealRecord, Match, build_agent, hand_deal, spec_name
 from euchre_env.evaluation.streams import agent_seed, deal_seed
-from euchre_env.game.deals import scripted_deal
 from euchre_env.game.engine import GameState, team_margin
 from euchre_env.game.errors import IllegalActionError
 from euchre_env.game.rules import Rules
@@ -46,9 +41,6 @@ __all__ = [
     "EPISODES", "AgentSpec", "DealRecord", "GameTooLongError", "IllegalActionError", "Match", "MatchRunner",
     "build_agent", "hand_deal", "max_hands_per_game", "spec_name",
 ]
-
-# An agent spec: a string for euchre_env.agents.registry.make_agent, or a factory ``f(seed) -> agent``.
-AgentSpec = str | Callable[[int | None], Any]
 
 
 class GameTooLongError(RuntimeError):
@@ -62,79 +54,6 @@ def max_hands_per_game(rules: Rules) -> int:
     random bidders in Bid Euchre, whose failed bids drive both scores down.
     """
     return max(1000, 20 * rules.game_target) * (3 if rules.rubber else 1)
-
-
-# ---------------------------------------------------------------------------------- agents
-def spec_name(spec: AgentSpec) -> str:
-    """A short label for an agent spec."""
-    if isinstance(spec, str):
-        return spec.strip()
-    return str(getattr(spec, "name", None) or getattr(spec, "__name__", None) or repr(spec))
-
-
-def build_agent(spec: AgentSpec, seed: int | None = None) -> Any:
-    """An agent from a registry spec (``random``, ``rules``, ``pimc:50``) or a factory."""
-    if isinstance(spec, str):
-        agent = make_agent(spec, seed)
-    elif callable(spec):
-        agent = spec(seed)
-    else:
-        raise ValueError(f"an agent spec must be a string or a factory f(seed) -> agent, got {spec!r}")
-    for method in ("act", "reset"):
-        if not callable(getattr(agent, method, None)):
-            raise ValueError(f"agent {spec_name(spec)!r} has no {method}() method (see agents/base.py)")
-    return agent
-
-
-# ---------------------------------------------------------------------------------- match
-@dataclass(frozen=True)
-class Match:
-    """What one duplicate match plays: agents, rules, kind of episode and master seed."""
-
-    agent_a: AgentSpec
-    agent_b: AgentSpec
-    rules: Rules
-    episode: str = "hand"
-    seed: int = 0
-
-    def __post_init__(self) -> None:
-        if self.episode not in EPISODES:
-            raise ValueError(f"episode must be one of {list(EPISODES)}, got {self.episode!r}")
-        if not isinstance(self.seed, int) or isinstance(self.seed, bool) or self.seed < 0:
-            raise ValueError(f"seed must be a non-negative int, got {self.seed!r}")
-
-
-class DealRecord(NamedTuple):
-    """One duplicate pair: a deal (hand mode) or a seeded game (game mode), played twice.
-
-    ``diff[p]`` is A's points minus B's in play ``p`` (play 0: A holds team 0, play 1: team 1);
-    ``hands[p]`` the hands that play took; ``a_points`` / ``b_points`` the points each side won
-    over both plays (a negative score, e.g. a failed bid or a renege penalty, counts as points
-    won by the other side); ``a_games`` the games A won of the two (-1 in hand mode).
-    """
-
-    index: int
-    diff0: int
-    diff1: int
-    hands0: int
-    hands1: int
-    a_points: int
-    b_points: int
-    a_games: int
-
-
-def hand_deal(rules: Rules, seed: int, dealer: int) -> dict[str, Any]:
-    """A deal drawn by the engine from ``seed``, re-seated so that ``dealer`` deals.
-
-    The engine draws its own first dealer; the hands keep their places relative to the
-    dealer, so this is the same deal as the engine's, turned around the table.
-    """
-    dealt = GameState(rules, np.random.default_rng(seed))
-    shift = dealer - dealt.dealer
-    hands: list[list[int]] = [[] for _ in range(NUM_SEATS)]
-    for seat in range(NUM_SEATS):
-        hands[(seat + shift) % NUM_SEATS] = list(dealt.initial_hands[seat])
-    return scripted_deal(dealer, hands, None if rules.is_bid else dealt.upcard)
 
 
 class MatchRunner:
@@ -169,7 +88,7 @@ class MatchRunner:
         """Deals ``start..stop``: all at once on the batched engine when a side is a greedy network or the
         rule-based agent playing single hands (:mod:`.batch_play`, the same records), else one by one."""
         if self.batches:
-            return play_hand_deals(self, start, stop)
+            return play_hand_deals(self.match, [side[0] for side in self.agents], start, stop, self.observer)
         return [self.play_deal(i) for i in range(start, stop)]
 
     def play_deal(self, index: int) -> DealRecord:

@@ -4,7 +4,7 @@ Every game steps at once on :class:`~euchre_env.envs.vector.VectorEuchre`, which
 observation and mask arrays, exactly those of ``euchre_env.env`` with the same ``observation`` option; the
 rule-based and random league agents decide for all their games from the batch's arrays, and games with
 another scripted seat keep a reference :class:`~euchre_env.game.engine.GameState` in step for that agent,
-which reads an ``InfoState``.
+which reads an ``InfoState`` (:class:`~euchre_env.envs.mirror.MirroredAgents`).
 
 Action frames. With the structured observation a seat's action ids are in its canonical suit
 frame (:class:`~euchre_env.views.structured.Frame`): the networks (learner and frozen snapshots) get the
@@ -65,14 +65,14 @@ import torch
 
 from euchre_env.agents.base import batch_twin
 from euchre_env.agents.neural.network import ActorCritic, PolicyNet, sample_actions
+from euchre_env.envs.mirror import MirroredAgents
 from euchre_env.envs.vector import VectorEuchre
-from euchre_env.game.engine import GameState, hand_reward, team_margin
+from euchre_env.game.engine import hand_reward, team_margin
 from euchre_env.game.phases import Phase
 from euchre_env.game.rules import Rules
 from euchre_env.game.seats import NUM_SEATS, team_of
 from euchre_env.training.oracle import Oracle
 from euchre_env.training.solver_targets import SolverTargets
-from euchre_env.views.decision import ask_agent
 from euchre_env.views.observation import Observer
 from euchre_env.views.structured import make_observer
 
@@ -112,7 +112,6 @@ class Rollout:
 
 @dataclass
 class _Slot:
-    state: GameState | None  # None when no scripted agent, teacher or solver reads it
     seats: list[str]  # controller of each seat: LEARNER, "past:<k>" or an agent spec
     opponent: str  # what the learner plays in this game ("self", "past", "rules", ...)
     learner_team: int  # -1 in self-play
@@ -151,8 +150,8 @@ class SelfPlay:
         self.per_hand = NUM_SEATS * (rules.tricks_per_hand + 8)
 
     # ------------------------------------------------------------------ opponents
-    def _new_vector_slot(self, rng: np.random.Generator, venv: VectorEuchre, g: int, mirrored: bool) -> _Slot:
-        """A slot for game ``g`` of ``venv`` (just dealt); ``mirrored`` keeps a reference game in step with it."""
+    def _new_vector_slot(self, rng: np.random.Generator) -> _Slot:
+        """A slot for a game just dealt: who holds its seats, drawn from the league's mix."""
         opponent = self.names[rng.choice(len(self.names), p=self.probs)]
         if opponent == PAST and not self.snapshots:
             opponent = SELF
@@ -162,10 +161,7 @@ class SelfPlay:
             team = int(rng.integers(2))
             other = self.snapshots[rng.integers(len(self.snapshots))][0] if opponent == PAST else opponent
             seats = [LEARNER if team_of(s) == team else other for s in range(NUM_SEATS)]
-            # a scripted agent reads the game's InfoState (the compiled rule-based one reads the engine's arrays)
-            mirrored = mirrored or opponent not in (SELF, PAST, *self._batched)
-        state = GameState(self.rules, deal=venv.current_deal(g)) if mirrored else None
-        return _Slot(state, seats, opponent, team)
+        return _Slot(seats, opponent, team)
 
     # ------------------------------------------------------------------ collection
     def collect(self, budget: int, seed: int, update: int, teacher: Any = None, stream: int = 0,
@@ -190,9 +186,9 @@ class SelfPlay:
         (:func:`~euchre_env.agents.base.batch_twin`) decides for all its games at once: the rule-based one
         makes the same choices, the random one draws from the batch's masks (the same distribution, from the
         collector's generator). Games with another scripted seat (and every game when a teacher or the solver
-        reads the true game) keep a reference ``GameState`` in step (``_Slot.state``), dealt the same cards:
-        those agents read its ``InfoState``. Once the budget is reached each game finishes its hand and goes
-        idle (it still steps, on its first legal action, until the last game is done).
+        reads the true game) keep a reference ``GameState`` in step (:class:`~euchre_env.envs.mirror.MirroredAgents`),
+        dealt the same cards: those agents read its ``InfoState``. Once the budget is reached each game finishes its
+        hand and goes idle (it still steps, on its first legal action, until the last game is done).
         """
         rng = np.random.default_rng([seed, update, stream])
         # The dense form's device (None: the CPU's sparse path), where its batches go and its draws are made.
@@ -229,14 +225,17 @@ class SelfPlay:
         twin_rng = np.random.default_rng([seed, update, stream, 4])  # its own stream: the rest is unchanged
         controller = np.zeros((self.num_games, NUM_SEATS), np.int64)
         last = np.full((self.num_games, NUM_SEATS), -1, np.int64)  # each seat's last recorded decision this hand
-        mirror = np.zeros(self.num_games, bool)  # the game keeps a reference GameState in step
+        # The scripted agents asked one game at a time (a scripted agent reads the game's InfoState; the compiled
+        # twins read the engine's arrays), and every game's reference state when a teacher or the solver reads it.
+        mirror = MirroredAgents(venv, self.observer)
         slots: list[_Slot] = [None] * self.num_games  # type: ignore[list-item]
 
         def new_slot(g: int) -> None:
-            slot = slots[g] = self._new_vector_slot(rng, venv, g, mirrored)
+            slot = slots[g] = self._new_vector_slot(rng)
             slot.last = last[g]  # a view: the reward at the hand's end reads and clears the same row
             controller[g] = [codes[c] for c in slot.seats]
-            mirror[g] = slot.state is not None
+            mirror.start(g, [self.scripted[c] if codes[c] >= first_asked else None for c in slot.seats], slot.seats,
+                         keep=mirrored)
 
         for g in range(self.num_games):
             new_slot(g)
@@ -250,11 +249,10 @@ class SelfPlay:
             deciding, who = playing[~single], who[~single]
             learner = deciding[who == 0]
             frozen = {order[k]: deciding[who == k] for k in np.unique(who[(who >= first_frozen) & (who < first_asked)])}
-            for g, k in zip(deciding[who >= first_asked].tolist(), who[who >= first_asked].tolist()):
+            for g in deciding[who >= first_asked].tolist():
                 t = clock()
-                choice = ask_agent(self.scripted[order[k]], slots[g].state, self.observer, order[k])
+                actions[g] = mirror.decide(g)
                 scripted += clock() - t
-                actions[g] = venv.to_canonical(g, choice)
             for k, spec in enumerate(batched, 1):
                 games = deciding[who == k]
                 if games.size:
@@ -268,8 +266,7 @@ class SelfPlay:
                     self.oracle.encode_batch(*venv.hidden_cards(games), seat[games], venv.card_frames(games),
                                              [slots[g].opponent for g in games.tolist()], buf.extra[rows])
                 if teacher is not None:
-                    buf.action[rows] = [venv.to_canonical(g, ask_agent(teacher, slots[g].state, self.observer,
-                                                                        "teacher")) for g in games.tolist()]
+                    buf.action[rows] = [mirror.ask(g, teacher, "teacher") for g in games.tolist()]
                 else:
                     t = time.perf_counter()
                     buf.action[rows], buf.log_prob[rows] = _sample(self.model.actor, buf.obs[rows], buf.mask[rows],
@@ -277,7 +274,7 @@ class SelfPlay:
                     inference += time.perf_counter() - t
                 if buf.labelled:
                     for i, g in zip(range(n, n + len(learner)), games.tolist()):
-                        state = slots[g].state
+                        state = mirror.states[g]
                         if state.phase == Phase.PLAY and label_rng.random() < self.solver_fraction:
                             for a, points in self.solver.values(state).items():
                                 buf.target[i, venv.to_canonical(g, a)] = self.reward_scale * points
@@ -297,8 +294,8 @@ class SelfPlay:
             t = clock()
             obs, mask, seat, _, done, info = venv.step(actions)
             t2 = clock()
-            for g in np.flatnonzero(live & mirror).tolist():
-                slots[g].state.apply(int(absolute[g]))
+            kept = np.flatnonzero(live & mirror.kept)
+            mirror.follow(kept, absolute[kept])
             engine += t2 - t
             scripted += clock() - t2
             if stop is not None and n < budget and stop():
@@ -311,8 +308,8 @@ class SelfPlay:
                     live[g] = False  # this game is done for the update
                 elif done[g]:
                     new_slot(g)
-                elif slot.state is not None:
-                    slot.state.next_hand(deal=venv.current_deal(g))
+                else:
+                    mirror.next_hand(g)
         if teacher is None:
             t = time.perf_counter()
             buf.value[:n] = self._values(buf.obs[:n], buf.extra[:n], device)

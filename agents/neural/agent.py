@@ -16,6 +16,12 @@ information state (a PettingZoo loop of an env made without ``info_state=True``)
 The checkpoint is read with ``torch.load(weights_only=True)`` and checked (format, observation
 fingerprint); the first decision also checks that the game's rules are the ones it was
 trained for, and fails with a message naming the differences otherwise.
+
+Compiled twin: :class:`NetworkPolicy` (made by :class:`NetworkTwin`, what ``batch_twin`` returns): one forward pass for
+many games of a ``VectorEuchre``, each seat encoded from the engine's arrays by the compiled observer
+(``euchre_env.compiled.kernels.observe_games_sparse`` / ``observe_games_serial``). Proven equal by
+tests/differential/test_network_policy_vs_neural_agent.py (every decision), and in whole games by
+tests/differential/test_batch_play_vs_match.py and tests/differential/test_single_seat_vector_vs_single_seat.py.
 """
 
 from __future__ import annotations

@@ -50,7 +50,7 @@ On truncation every agent is truncated, `infos[agent]["truncated"]` names the li
 
 ## Speed
 The rules run on a compiled copy of the reference engine (`euchre_env.compiled.game`, Numba), proven equal to
-it step by step (`tests/differential/vector_differential.py`): one call a decision. On a machine where that core
+it step by step (`tests/differential/kernels_vs_engine.py`): one call a decision. On a machine where that core
 is not compiled yet (minutes on 2 cores, once per install), the env plays on the reference engine behind the
 same interface (`euchre_env.envs.game_core.ReferenceGame`, the same games for the same seeds) while a background
 process compiles it, and moves to it at a later `reset()`; later processes load it in under a second

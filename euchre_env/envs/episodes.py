@@ -30,6 +30,11 @@ and ``reset(options=...)``, checked here with the same messages.
   (the longest of 300 random games of each preset took 14 hands; of 100 random rubbers, 35).
   On truncation every agent is truncated, the game has no winner (``reward="win"`` gives 0)
   and ``info["truncated"]`` names the limit (``"max_hands"`` or ``"max_steps"``).
+
+Compiled twin: ``euchre_env.compiled.kernels.hand_outcome`` and ``deal_on`` (an episode's end, its reward, the hand
+limit, the next deal) for ``VectorEuchre`` and the compiled game, and :mod:`euchre_env.envs.learner_account` for
+``SingleSeatVectorEnv``. Proven equal by tests/differential/test_vector_euchre_vs_engine.py,
+tests/differential/test_compiled_game_vs_engine.py and tests/differential/test_single_seat_vector_vs_single_seat.py.
 """
 
 from __future__ import annotations

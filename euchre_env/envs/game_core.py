@@ -7,7 +7,7 @@ comes at once. :func:`game_core` picks: the compiled game where the ``game`` bui
 set ``EUCHRE_ENV_ENGINE=compiled``), else the reference game while a background process compiles the kernels
 (:func:`euchre_env.compiled.builds.use_compiled`); the env moves to the compiled game at a later ``reset`` once
 they are built (:func:`upgrade`). Both give the same observations, masks, rewards and deals for the same seeds:
-tests/differential/test_game_core_differential.py plays them side by side.
+tests/differential/test_reference_game_vs_compiled_game.py plays them side by side.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ env's rounds of Python (random, checkpoint and mixed opponents; ``SingleSeatVect
 :func:`learner_decisions` and :func:`account_hands`; the rule-based agent's compiled whole step
 (``agents/rule_based/compiled.py``) inlines :func:`learner_decides` at each learner move and :func:`account_hand`
 at each hand end. The test of the whole step against the rounds
-(tests/envs/test_single_seat_vector.py) and the differential against ``SingleSeatEnv`` hold them to it.
+(tests/differential/test_single_seat_step_vs_rounds.py) and the differential against ``SingleSeatEnv`` hold them to it.
 """
 
 from __future__ import annotations

@@ -57,6 +57,10 @@ standard single-agent RL loop (e.g. sb3-contrib ``MaskablePPO``) can train again
 
 :class:`SingleSeatAEC` shows the same game through PettingZoo's AEC API, with the learner's
 seats as the only agents, for multi-agent libraries that take AEC envs.
+
+Compiled twin: :class:`~euchre_env.envs.single_seat_vector.SingleSeatVectorEnv`, many of these games at once on
+``VectorEuchre`` (the opponents' compiled twins, or this env's Python agents on its slow path). Proven equal by
+tests/differential/test_single_seat_vector_vs_single_seat.py.
 """
 
 from __future__ import annotations

@@ -11,18 +11,22 @@ Each game is :class:`~euchre_env.envs.single_seat.SingleSeatEnv`'s game: the lea
 (``learner="seat"``, the seat ``seat``, 0 by default) or both seats of that seat's team (``learner="team"``);
 the other seats (the partner too, in seat mode) are played by the opponents inside ``step``, on the compiled
 engine of :class:`~euchre_env.envs.vector.VectorEuchre`, so every game returned waits on a learner decision.
-The differential test (tests/differential/test_single_seat_vector_differential.py) plays the same deals and
+The differential test (tests/differential/test_single_seat_vector_vs_single_seat.py) plays the same deals and
 actions through both envs and compares every observation, mask, reward and episode end.
 
 - ``opponents``: an agent spec (``"random"``, ``"rules"``, a checkpoint ``"path.pt"``), an agent object, or a
   mix across games: a list of specs (equal shares) or a dict ``spec -> weight``; the games are shared out in
-  proportion (game ``g`` keeps its opponent; ``opponent_of(g)`` names it). Every opponent must have a compiled
+  proportion (game ``g`` keeps its opponent; ``opponent_of(g)`` names it). An opponent plays through its compiled
   twin (the agent protocol's ``batch_twin``): the rule-based agent's kernels, uniform random play over the
   legal actions (drawn from this env's generator), or a network (one forward pass per step for all the games
-  waiting on it; a ``NeuralAgent`` of a live network serves self-play snapshots). PIMC has none: use
-  ``SingleSeatEnv``. Where every game's opponent is ``rules``, a whole step (the learner's moves, the opponents',
-  the hands that end and the next deals) is one compiled call (``RuleBasedVector.single_seat_step``); other
-  opponents play in rounds, each round one batch of decisions and one engine step.
+  waiting on it; a ``NeuralAgent`` of a live network serves self-play snapshots). An opponent without one (PIMC,
+  the search agents, OpenSpiel's bots) plays on the slow path, one decision at a time in Python: its games keep a
+  reference ``GameState`` in step and ask its agents (one per game and opponent seat from a spec string, reset at
+  every episode from the stream ``[seed, 2]``) through :class:`~euchre_env.envs.mirror.SlowOpponents`, at
+  ``SingleSeatEnv``'s cost per decision. Where every game's opponent is ``rules``, a whole step (the learner's
+  moves, the opponents', the hands that end and the next deals) is one compiled call
+  (``RuleBasedVector.single_seat_step``); other opponents play in rounds, each round one batch of decisions and one
+  engine step.
 - Spaces: ``single_observation_space`` is the ``observation`` option's ``Box`` (``"absolute"`` or
   ``"structured"``, as the AEC env shows it), ``single_action_space`` ``Discrete(num_actions)``; batched,
   ``observation_space`` and ``action_space`` (``MultiDiscrete``). With ``"structured"`` the masks and the ids
@@ -42,9 +46,10 @@ actions through both envs and compares every observation, mask, reward and episo
 - ``reset(seed=..., options={"deals": [deal, ...]})``: one scripted deal per game (the env's deal format). A
   scripted deal in which the learner gets no decision is an error (``reset`` again).
 - Bad input is one line and changes no game: actions of the wrong shape or dtype, an illegal action (named
-  with its game), ``num_envs < 1``, an unknown opponent or one with no compiled twin. A ``num_envs`` whose
-  arrays outgrow this machine's memory is a ``MemoryError`` in one line, before anything is allocated: how
-  much it needs (about three float32 observation rows and 1 KiB a game) and how many games the memory allows.
+  with its game), ``num_envs < 1``, an unknown opponent, an ``agent_actions`` agent with no compiled twin. A
+  ``num_envs`` whose arrays outgrow this machine's memory is a ``MemoryError`` in one line, before anything is
+  allocated: how much it needs (about three float32 observation rows and 1 KiB a game) and how many games the
+  memory allows.
 - With ``copy=True`` (the default) every observation and info array returned is new; ``copy=False`` returns
   the engine's observation buffer itself, overwritten by the next step.
 - ``gymnasium.make_vec("euchre/SingleSeat-v0", num_envs=n, ...)`` builds this env (after ``import euchre_env``).
@@ -66,6 +71,7 @@ from gymnasium.vector.utils import batch_space
 from euchre_env.envs.agent_specs import make_agent_from_spec
 from euchre_env.envs.episodes import AUTO, check_reset_options
 from euchre_env.envs.learner_account import DEALT_AGAIN, LEARNER_END, account_hands, learner_decisions
+from euchre_env.envs.mirror import MirroredPolicy, SlowOpponents
 from euchre_env.envs.vector import VectorEuchre
 from euchre_env.game.errors import check_choice
 from euchre_env.game.rules import resolve_rules
@@ -125,7 +131,13 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
         self._learner[list(self.learner_seats)] = True
         self._observe = np.tile(self._learner, (self.num_envs, 1))  # which seats' decisions are encoded
         self._names, factories, self._opponent = _opponents(opponents, self.rules, self.num_envs)
-        self._policies = [factory(self.venv) for factory in factories]
+        # The slow path: opponents without a compiled twin (a factory of None), asked one game at a time.
+        slow = {k: spec for k, (spec, factory) in enumerate(factories) if factory is None}
+        opponent_seats = [s for s in range(NUM_SEATS) if not self._learner[s]]
+        self._slow = SlowOpponents(self.venv, slow, self._opponent, opponent_seats, seed, make_agent_from_spec) \
+            if slow else None
+        self._policies = [MirroredPolicy(self._slow.mirror) if factory is None else factory(self.venv)
+                          for _, factory in factories]
         self._agents: dict[Any, Any] = {}  # agent_actions' twins, by spec or agent object
         self._rng = np.random.default_rng(None if seed is None else [seed, 1])  # random opponents' draws
         observer = self.venv.observer
@@ -180,6 +192,10 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
         if seed is not None:
             self._rng = np.random.default_rng([seed, 1])
         self.venv.reset(seed=seed, options=None if deals is None else {"deals": deals})
+        if self._slow is not None:
+            if seed is not None:
+                self._slow.reseed(seed)
+            self._slow.start()
         self._started = True
         self._pending[:] = 0.0
         self._decided[:] = False
@@ -200,7 +216,7 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
         if self.copy:  # every game's row is written in this step: into a new array, returned without a copy
             previous = self.venv.swap_observations(np.empty_like(self.venv.observations()))
         try:
-            step = self.venv.step_games(self._everyone, actions, self._observe)  # checks first: nothing changed
+            step = self._step_games(self._everyone, actions)  # checks first: nothing changed
         except Exception:  # a bad action: the checks raise before any game or row changes
             if self.copy:
                 self.venv.swap_observations(previous)
@@ -255,10 +271,21 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
                 if rows.size:
                     games = waiting[rows]
                     actions[rows] = policy.actions(games, mask[games], self._rng)
-            self._account(venv.step_games(waiting, actions, self._observe), rewards, ends)
+            self._account(self._step_games(waiting, actions), rewards, ends)
         self._acting = venv.seats()
         self._mask = venv.masks()
         return ends
+
+    def _step_games(self, games: np.ndarray, actions: Any) -> tuple:
+        """``venv.step_games`` for ``games``; on the slow path the reference games follow it."""
+        if self._slow is None:
+            return self.venv.step_games(games, actions, self._observe)
+        if games.size == self.num_envs:  # the learner's step: checked before its frames are read
+            actions = self.venv.check_actions(actions)
+        absolute = self.venv.to_absolute(actions, games)
+        step = self.venv.step_games(games, actions, self._observe)
+        self._slow.after_step(games, absolute, step[4], step[5]["hand_over"])
+        return step
 
     def _account(self, step: tuple, rewards: np.ndarray, ends: _Ends) -> None:
         """The hands and episodes that ended at one step of the engine, from the learner's side
@@ -327,7 +354,8 @@ def _memory_message(num_envs: int, game_bytes: int, memory: int | None) -> str:
 
 
 def _opponents(opponents: Any, rules: Any, n: int) -> tuple[list[str], list[Any], np.ndarray]:
-    """The opponents' names, their twins' factories and each game's opponent (an index into both)."""
+    """The opponents' names, each one's ``(spec, factory of its compiled twin)`` (None: the slow path) and each game's
+    opponent (an index into both)."""
     if isinstance(opponents, dict):
         entries = list(opponents.items())
     elif isinstance(opponents, (list, tuple)):
@@ -340,9 +368,9 @@ def _opponents(opponents: Any, rules: Any, n: int) -> tuple[list[str], list[Any]
     for spec, weight in entries:
         if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not weight > 0:
             raise ValueError(f"opponent {spec!r}: its weight must be a positive number, got {weight!r}")
-        name, factory = _twin(spec, rules, "opponent")
+        name, factory = _twin(spec, rules, "opponent", slow=True)
         names.append(name)
-        factories.append(factory)
+        factories.append((spec, factory))
         weights.append(float(weight))
     # Each opponent's share of the games, by largest remainder, in the order given.
     share = np.array(weights) / sum(weights) * n
@@ -351,14 +379,15 @@ def _opponents(opponents: Any, rules: Any, n: int) -> tuple[list[str], list[Any]
     return names, factories, np.repeat(np.arange(len(entries)), counts)
 
 
-def _twin(spec: Any, rules: Any, role: str) -> tuple[str, Any]:
+def _twin(spec: Any, rules: Any, role: str, slow: bool = False) -> tuple[str, Any]:
     """The name of an agent spec (or agent object) and the factory of its compiled twin; ValueError in one line
-    for an unknown spec or an agent without a twin (``role`` names it in the message)."""
+    for an unknown spec, or for an agent without a twin unless ``slow`` (then None: it plays on the slow path;
+    ``role`` names it in the message)."""
     agent = make_agent_from_spec(spec) if isinstance(spec, str) else spec
     name = spec if isinstance(spec, str) else getattr(agent, "name", type(agent).__name__)
     twin = getattr(agent, "batch_twin", None)
     factory = twin(rules) if twin is not None else None
-    if factory is None:
+    if factory is None and not slow:
         raise ValueError(f"{role} {name!r} has no compiled twin to play many games at once (random, rules and "
                          "checkpoints have one); use SingleSeatEnv for it")
     return name, factory

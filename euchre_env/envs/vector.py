@@ -274,9 +274,11 @@ class VectorEuchre:
         hands = [[c for c in range(deck.num_ids) for _ in range(int(self._dealt[g, s, c]))] for s in range(NUM_SEATS)]
         return scripted_deal(int(self._st[g, K.DEALER]), hands, None if self.rules.is_bid else int(self._st[g, K.UP]))
 
-    def to_absolute(self, actions: np.ndarray) -> np.ndarray:
-        """The absolute ids (the action table's) of one id per game as ``step`` takes them now."""
-        return self._tables.to_abs[self._st[:, K.FRAME], actions]
+    def to_absolute(self, actions: np.ndarray, games: np.ndarray | None = None) -> np.ndarray:
+        """The absolute ids (the action table's) of one id per game as ``step`` takes them now; with ``games``,
+        ``actions[i]`` is game ``games[i]``'s (as ``step_games`` takes them)."""
+        frames = self._st[:, K.FRAME] if games is None else self._st[games, K.FRAME]
+        return self._tables.to_abs[frames, actions]
 
     def to_canonical(self, g: int, action: int) -> int:
         """The id ``step`` takes now in game ``g`` for the absolute id ``action`` (itself when not structured)."""

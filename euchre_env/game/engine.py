@@ -11,11 +11,19 @@ then HAND_OVER (hand scored; ``next_hand()`` deals the next one) or GAME_OVER
 (target reached; with rubbers, the rubber decided). Deals, hand scoring, game end and
 rubber scoring are transitions, not decisions.
 
-The file is one concept, the state machine: every phase's legal actions and transitions
+Why one module: it is one concept, the state machine: every phase's legal actions and transitions
 sit side by side, because each transition sets up what the next phase allows. What is
 not a transition lives elsewhere: deals and starting scores in :mod:`euchre_env.game.deals`,
 points, game end and rubber points in :mod:`euchre_env.game.scoring`, seat arithmetic in
 :mod:`euchre_env.game.seats`.
+
+Compiled twin: :mod:`euchre_env.compiled.kernels` ports every method of ``GameState`` to arrays of games
+(``start_hand``, ``legal_mask``, ``apply``, ``_finish_hand``; the deals ``shuffled_deals`` / ``deal_on``), stepped by
+:class:`~euchre_env.envs.vector.VectorEuchre` and, one game at a time, by
+:class:`~euchre_env.compiled.game.CompiledGame`. Proven equal by tests/differential/test_vector_euchre_vs_engine.py
+and tests/differential/test_compiled_game_vs_engine.py (both play through tests/differential/kernels_vs_engine.py);
+its seeded deals' generator (``euchre_env.compiled.seeding.reseed``) by
+tests/differential/test_reseed_vs_default_rng.py.
 """
 
 from __future__ import annotations

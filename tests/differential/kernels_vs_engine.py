@@ -5,11 +5,11 @@ once) and the AEC env ``raw_env``, which steps its one game on the same kernels 
 play the same deals (each reference game is dealt the compiled side's ``current_deal`` at every hand) and the
 same uniformly random legal actions; at every decision the seat to act, the observation and the mask must be
 identical, and at every hand's end the rewards, the hand result, the episode's end and the four final
-observations. Used by tests/envs/test_vector.py and tests/envs/test_env_compiled.py on a few hundred hands per rule
-set; the full runs are
+observations. Used by tests/differential/test_vector_euchre_vs_engine.py and
+tests/differential/test_compiled_game_vs_engine.py on a few hundred hands per rule set; the full runs are
 
-    .venv/bin/python tests/differential/vector_differential.py --hands 100000          # VectorEuchre
-    .venv/bin/python tests/differential/vector_differential.py --hands 100000 --env    # the AEC env
+    .venv/bin/python tests/differential/kernels_vs_engine.py --hands 100000          # VectorEuchre
+    .venv/bin/python tests/differential/kernels_vs_engine.py --hands 100000 --env    # the AEC env
 
 (100,000 random hands of every rule set below, each observation; the README gives their result).
 """

@@ -8,9 +8,9 @@ import pytest
 import euchre_env
 from euchre_env.game.engine import GameState
 from euchre_env.game.rules import Rules
-from tests.differential.vector_differential import RULE_SETS, play_env, rules_of
+from tests.differential.kernels_vs_engine import RULE_SETS, play_env, rules_of
 
-# per rule set and observation in CI; tests/differential/vector_differential.py --env --hands 100000 is the full run
+# per rule set and observation in CI; tests/differential/kernels_vs_engine.py --env --hands 100000 is the full run
 HANDS = 150
 
 

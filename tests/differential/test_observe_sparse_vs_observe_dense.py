@@ -9,7 +9,7 @@ import pytest
 from euchre_env.compiled import kernels as K
 from euchre_env.compiled.tables import kernel_tables
 from euchre_env.envs.vector import VectorEuchre
-from tests.differential.vector_differential import RULE_SETS, rules_of
+from tests.differential.kernels_vs_engine import RULE_SETS, rules_of
 
 
 def _sparse(venv, games, slices, parallel):

@@ -19,7 +19,7 @@ from euchre_env.compiled import builds
 from euchre_env.compiled.game import CompiledGame
 from euchre_env.envs import game_core
 from euchre_env.envs.game_core import ReferenceGame
-from tests.differential.vector_differential import RULE_SETS, play_env, rules_of
+from tests.differential.kernels_vs_engine import RULE_SETS, play_env, rules_of
 
 HANDS = 40  # per rule set and observation; the compiled twin's own test plays 150
 

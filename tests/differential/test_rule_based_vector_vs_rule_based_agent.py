@@ -2,7 +2,7 @@
 
 Games run in a ``VectorEuchre`` (observation ``"none"``, whole games) with a reference ``GameState`` per game kept
 in step, dealt each hand the vector engine's ``current_deal`` (as
-``tests/differential/vector_differential.py`` does). At every
+``tests/differential/kernels_vs_engine.py`` does). At every
 decision with more than one legal action, ``RuleBasedVector.actions`` (all games at once, in a shuffled order)
 must equal ``RuleBasedAgent``'s choice through ``euchre_env.views.decision.ask_agent`` (the trainer's path); at a
 forced decision, the one legal action. Who acts how is set per game: all four seats rule-based, one team, one
@@ -12,7 +12,7 @@ seat, or nobody (uniformly random legal actions); the agent's own choices reach 
 CI compares ``DECISIONS`` decisions per rule set; the full run (the module docstring of
 ``euchre_env.agents.rule_based.compiled`` gives its result) is
 
-    nice -n 15 .venv/bin/python -m tests.test_rule_based_vector --decisions 100000
+    nice -n 15 .venv/bin/python -m tests.differential.test_rule_based_vector_vs_rule_based_agent --decisions 100000
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from euchre_env.game.engine import GameState
 from euchre_env.game.phases import Phase
 from euchre_env.game.rules import PRESETS, Rules
 from euchre_env.views.decision import ask_agent
-from tests.differential.vector_differential import RULE_SETS
+from tests.differential.kernels_vs_engine import RULE_SETS
 
 DECISIONS = 10_000  # compared per rule set in CI
 

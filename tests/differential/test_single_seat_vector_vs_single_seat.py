@@ -1,20 +1,22 @@
 """SingleSeatVectorEnv against SingleSeatEnv: the same deals and learner actions give the same game, decision by
-decision, for every opponent kind.
+decision, for every opponent kind: compiled twins, and an agent without one (PIMC) on the slow path.
 
 Every game of a ``SingleSeatVectorEnv`` is shadowed by a ``SingleSeatEnv`` dealt the same hand (the vector env's
 ``current_deal`` at the learner's first decision of each episode). Both get the same learner action at every
 step; the observations, masks, acting seats, rewards, episode ends and final observations must be equal. The
 rule-based and network opponents are deterministic and play in both as themselves (compiled twin against
 Python agent); the random opponents' draws differ by design, so the shadow's opponents replay the vector env's
-(recorded per game and per deal) and the test checks that game for game they were legal there too.
+(recorded per game and per deal) and the test checks that game for game they were legal there too. PIMC's shadow
+plays the vector env's own PIMC agents of the game, seeded as the vector env seeded them for the episode.
 
 Run long (docs/vector.md):
-``.venv/bin/python -m tests.differential.test_single_seat_vector_differential --steps 20000``.
+``.venv/bin/python -m tests.differential.test_single_seat_vector_vs_single_seat --steps 20000``.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import os
 from collections import defaultdict
 from typing import Any
@@ -71,6 +73,14 @@ def _replayer(log: list, shadow: list, rules: Rules) -> Any:
     return act
 
 
+def _asked(agent: Any) -> Any:
+    """A copy of ``agent`` as it is now (the vector env reset it for this episode) as a plain callable, which the
+    shadow never resets: the vector env resets its own agent again when its next episode starts, in the step in
+    which the shadow still plays the end of this one."""
+    mine = copy.copy(agent)
+    return lambda observation, info: mine.act(observation, info)
+
+
 def play(name: str, opponent: str, learner: str, observation: str, threads: int, num_envs: int, steps: int,
          seed: int, whole: bool = True) -> int:
     """Run both envs side by side for ``steps`` vector steps; returns the number of learner decisions compared.
@@ -78,9 +88,9 @@ def play(name: str, opponent: str, learner: str, observation: str, threads: int,
     rounds of decisions and engine steps from Python."""
     preset, options = RULE_SETS[name]
     rules = Rules.preset(preset, **options)
-    spec = {"rules": "rules", "random": "random", "network": os.path.join(FIXTURES, "knock_structured.pt"
-                                                                          if preset == "knock" else
-                                                                          "bid_structured.pt")}[opponent]
+    spec = {"rules": "rules", "random": "random", "pimc": "pimc:4",
+            "network": os.path.join(FIXTURES, "knock_structured.pt" if preset == "knock" else "bid_structured.pt")
+            }[opponent]
     vx = SingleSeatVectorEnv(rules, num_envs=num_envs, learner=learner, seat=1, opponents=spec,
                              observation=observation, seed=seed, threads=threads)
     vx._whole_steps = whole
@@ -93,6 +103,8 @@ def play(name: str, opponent: str, learner: str, observation: str, threads: int,
 
     def shadow_env(g: int) -> SingleSeatEnv:
         opp = _replayer(log[g], shadows[g], rules) if opponent == "random" else spec
+        if opponent == "pimc":  # the vector env's agents of game g, seeded as it seeded them for this episode
+            opp = {s: _asked(vx._slow.mirror.agent(g, s)) for s in range(4) if vx._slow.mirror.agent(g, s) is not None}
         return SingleSeatEnv(rules, opponents=opp, observation=observation, **kw)
 
     def start(g: int) -> tuple[dict, dict]:
@@ -125,7 +137,7 @@ def play(name: str, opponent: str, learner: str, observation: str, threads: int,
 
 
 # Rule-based opponents both ways: the compiled whole step on one thread, and rounds from Python on two (the engine's
-# parallel kernels); the whole step's parallel build against the rounds: tests/envs/test_single_seat_vector.py.
+# parallel kernels); the whole step's parallel build against the rounds: test_single_seat_step_vs_rounds.py.
 CASES = [(name, opponent, learner, observation, threads, whole)
          for name in RULE_SETS for opponent in ("rules", "random", "network")
          for learner, observation in (("seat", "structured"), ("team", "absolute"))
@@ -136,6 +148,12 @@ CASES = [(name, opponent, learner, observation, threads, whole)
 @pytest.mark.parametrize(("name", "opponent", "learner", "observation", "threads", "whole"), CASES)
 def test_the_vector_env_plays_single_seat_envs_games(name, opponent, learner, observation, threads, whole):
     assert play(name, opponent, learner, observation, threads, num_envs=12, steps=60, seed=3, whole=whole) == 12 * 60
+
+
+@pytest.mark.parametrize(("learner", "observation"), [("seat", "structured"), ("team", "absolute")])
+def test_an_opponent_without_a_compiled_twin_plays_on_the_slow_path(learner, observation):
+    """PIMC has no compiled twin: the vector env asks it one game at a time on a reference game kept in step."""
+    assert play("knock", "pimc", learner, observation, 1, num_envs=4, steps=25, seed=3) == 4 * 25
 
 
 def main() -> None:

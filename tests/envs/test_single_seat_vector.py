@@ -1,6 +1,6 @@
 """SingleSeatVectorEnv as a Gymnasium VectorEnv: spaces, infos, episodes, opponents and bad input.
 
-Its games are SingleSeatEnv's: tests/differential/test_single_seat_vector_differential.py compares them step by step.
+Its games are SingleSeatEnv's: tests/differential/test_single_seat_vector_vs_single_seat.py compares them step by step.
 """
 
 from __future__ import annotations
@@ -98,39 +98,6 @@ def test_a_network_opponent_and_a_seeded_run_repeats():
     assert same(run(), run())
 
 
-@pytest.mark.parametrize(("learner", "episode", "reward", "max_hands"), [
-    ("seat", "hand", "points", None), ("team", "game", "win", None), ("seat", "game", "points", 3)])
-def test_the_rule_based_whole_step_plays_what_the_python_rounds_play(monkeypatch, learner, episode, reward, max_hands):
-    """Rule-based opponents play the compiled whole step (the learner's move, theirs, the ends of hands and the next
-    deals in one call; its games equal to SingleSeatEnv's: tests/differential); the rounds of Python decisions and
-    engine steps it replaces play the same games, deal for deal (both deal from each game's stream), over
-    multi-hand episodes, win rewards and a hand limit too; so does its parallel build, in slices from 256 games."""
-    from euchre_env.agents.rule_based import compiled
-
-    def run(whole: bool, threads: int) -> list[np.ndarray]:
-        envs = SingleSeatVectorEnv("knock", num_envs=300, learner=learner, opponents="rules", observation="structured",
-                                   episode=episode, reward=reward, max_hands=max_hands, seed=4, threads=threads)
-        envs._whole_steps = whole
-        obs, infos = envs.reset()
-        rng = np.random.default_rng(4)
-        out = [obs]
-        for _ in range(40):
-            obs, rewards, terminated, truncated, infos = envs.step(random_actions(infos, rng))
-            out += [obs, rewards, terminated, truncated, infos["seat"], infos.get("final_obs", np.zeros(0))]
-        return [*out, envs.venv.scores(), envs.venv.state_arrays()[2]]
-
-    calls = []
-    step = compiled.RuleBasedVector.single_seat_step
-    monkeypatch.setattr(compiled.RuleBasedVector, "single_seat_step",
-                        lambda self, *args: calls.append(1) or step(self, *args))
-    rounds = run(False, 1)
-    assert not calls
-    sliced = run(True, 2)  # 300 games: the parallel build, in slices
-    assert calls and compiled.PARALLEL_FROM <= 300
-    assert same(sliced, rounds)
-    assert same(run(True, 1), rounds)
-
-
 @pytest.mark.parametrize("threads", [1, 2])
 def test_a_network_plays_the_same_from_the_observers_entries_as_from_dense_rows(threads):
     """A checkpoint's CPU form takes the observer's non-zero entries (serial, or in slices on the env's threads
@@ -200,6 +167,24 @@ def test_bad_actions_are_one_line_and_change_nothing(actions, message):
     assert all(np.array_equal(a, b) for a, b in zip(before, snapshot(envs)))
 
 
+def test_an_opponent_without_a_twin_plays_on_the_slow_path_beside_a_compiled_one():
+    """PIMC (no compiled twin) in a mix with the rule-based agent: a seeded run repeats, a bad action on the slow path
+    is one line and changes nothing (its games' SingleSeatEnv equality: tests/differential)."""
+    def run() -> tuple[SingleSeatVectorEnv, list[np.ndarray]]:
+        envs = SingleSeatVectorEnv("knock", num_envs=4, opponents={"rules": 1, "pimc:2": 1}, seed=5)
+        return envs, trajectory(envs, 5, 12)
+
+    envs, first = run()
+    assert [envs.opponent_of(g) for g in range(4)] == ["rules", "rules", "pimc:2", "pimc:2"]
+    assert same(first, run()[1])
+    actions = envs.action_masks().argmax(1)
+    actions[3] = int(np.flatnonzero(~envs.action_masks()[3])[0])
+    before = snapshot(envs)
+    with pytest.raises(IllegalActionError, match=r"^illegal action in game 3: "):
+        envs.step(actions)
+    assert all(np.array_equal(a, b) for a, b in zip(before, snapshot(envs)))
+
+
 def test_an_illegal_action_names_its_game_and_changes_nothing():
     envs = SingleSeatVectorEnv("knock", num_envs=4, opponents="rules", seed=3)
     _, infos = envs.reset()
@@ -214,7 +199,6 @@ def test_an_illegal_action_names_its_game_and_changes_nothing():
 @pytest.mark.parametrize(("kwargs", "message"), [
     ({"num_envs": 0}, r"'num_envs' must be a positive int, got 0"),
     ({"opponents": "nobody"}, r"unknown agent spec 'nobody'"),
-    ({"opponents": "pimc:5"}, r"opponent 'pimc:5' has no compiled twin .*use SingleSeatEnv"),
     ({"opponents": {"rules": 0}}, r"opponent 'rules': its weight must be a positive number, got 0"),
     ({"opponents": []}, r"opponents must name at least one opponent"),
     ({"learner": "both"}, r"'learner' must be one of \['seat', 'team'\], got 'both'"),

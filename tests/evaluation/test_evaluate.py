@@ -424,24 +424,3 @@ def test_rules_agent_plays_a_duplicate_match():
 def test_pimc_agent_plays_a_duplicate_match():
     r = evaluate("pimc:2", "random", KNOCK, n=2, seed=0, workers=1)
     assert r.hands == 4
-
-
-@pytest.mark.parametrize("a, b, preset", [
-    (f"{FIXTURES}/knock_structured.pt", "rules", "knock"),     # structured network against the rule-based agent
-    ("random", f"{FIXTURES}/knock_absolute_v1.pt", "knock"),   # absolute network as B
-    (f"{FIXTURES}/knock_structured.pt", f"{FIXTURES}/knock_absolute_v1.pt", "knock"),  # two observations: one batched
-    (f"{FIXTURES}/bid_structured.pt", "rules", "bid"),
-    ("rules", "random", "classic"),                           # the compiled rule-based agent, no network
-    ("random", "rules", "multiplayer"),
-])
-def test_batched_deals_give_the_one_by_one_records(a, b, preset):
-    """Hand matches with a greedy network or the rule-based agent run on the batched engine; the records are
-    those of the plain path."""
-    from euchre_env.evaluation.batch_play import play_hand_deals
-    from euchre_env.evaluation.match import Match, MatchRunner
-
-    runner = MatchRunner(Match(a, b, Rules.preset(preset), seed=17))
-    batched = play_hand_deals(runner, 5, 45)
-    assert batched == [runner.play_deal(i) for i in range(5, 45)]
-    assert runner.play_deals(5, 45) == batched  # and play_deals takes that path
-    assert any(r.diff0 != 0 for r in batched)

@@ -1,7 +1,7 @@
 """``python_euchre_knock`` (our engine through OpenSpiel) against OpenSpiel's built-in C++ ``euchre``.
 
 The same deals and the same decisions in both games must give the same seat to act, corresponding legal
-actions and the same returns. The mapping is tests/differential/test_openspiel_differential.py's (which
+actions and the same returns. The mapping is tests/differential/test_openspiel_euchre_vs_engine.py's (which
 compares the engines directly): cards ``suit * 6 + rank`` <-> ``rank * 4 + suit``; C++ deals round-robin from
 the dealer and asks the maker about going alone after the call (and the dealer's discard), where we take
 ``order alone`` / ``name S alone``; C++'s dealer may not discard the up-card and discards even when sitting

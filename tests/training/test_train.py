@@ -18,7 +18,6 @@ from euchre_env.agents.neural.agent import NeuralAgent  # noqa: E402
 from euchre_env.agents.neural.checkpoint import CheckpointError, load_checkpoint, model_payload, save_checkpoint  # noqa: E402
 from euchre_env.agents.neural.network import ActorCritic, sample_actions  # noqa: E402
 from euchre_env.agents.registry import make_agent  # noqa: E402
-from euchre_env.agents.rule_based import RuleBasedAgent  # noqa: E402
 from euchre_env.cli.main import main  # noqa: E402
 from euchre_env.evaluation import evaluate  # noqa: E402
 from euchre_env.game.rules import Rules  # noqa: E402
@@ -153,31 +152,6 @@ def test_the_vector_collectors_random_opponent_draws_uniformly_among_the_legal_a
     r = sp.collect(300, seed=2, update=0)
     assert sp._batched == {"random"}  # drawn from the batch's masks, no reference game kept in step
     assert len(r.margins["random"]) == r.hands and r.mask[np.arange(len(r)), r.action].all()
-
-
-@pytest.mark.parametrize(("preset", "observation"), [("knock", "structured"), ("multiplayer", "absolute"),
-                                                    ("bid", "structured")])
-def test_the_compiled_rule_based_opponent_gives_the_rollout_of_the_python_one(preset, observation):
-    from euchre_env.game.actions import action_table
-    from euchre_env.views.structured import make_observer
-
-    rules = Rules.preset(preset)
-    model = ActorCritic(make_observer(rules, observation).size, len(action_table(rules)), [16])
-    scripted = {"rules": make_agent("rules"), "random": make_agent("random")}
-    sp = SelfPlay(rules, model, 8, {"self": 1, "rules": 3, "random": 1}, scripted, reward_scale=1.0,
-                  observation=observation)
-    fast = sp.collect(600, seed=5, update=1)
-    assert sp._batched == {"rules", "random"}
-
-    class PythonRules(RuleBasedAgent):
-        """The same play with no compiled twin (a subclass gets none): the Python agent on a reference game."""
-
-    sp.scripted["rules"] = PythonRules()
-    slow = sp.collect(600, seed=5, update=1)
-    assert sp._batched == {"random"}
-    assert fast.margins["rules"] and fast.margins == slow.margins
-    for name in ("obs", "mask", "action", "reward", "next_index"):
-        assert np.array_equal(getattr(fast, name), getattr(slow, name)), name
 
 
 def test_an_illegal_league_agent_is_named():
