@@ -35,6 +35,12 @@ def families() -> list[Family]:
     return [GAME_BUILD, BATCH_PLAY_BUILD, VECTOR_BUILD, SINGLE_SEAT_BUILD]
 
 
+def _games(threads: int | None) -> int:
+    """Games to warm a build with: on Numba's threads, enough that the agents' parallel builds run too (they take
+    over from 256 games, PARALLEL_FROM in agents/rule_based/compiled.py and agents/neural/agent.py)."""
+    return 8 if threads == 1 else 256
+
+
 def warm_vector() -> None:
     """``VectorEuchre`` in every observation, on one thread and on Numba's threads, through ends of hands."""
     import numpy as np
@@ -42,8 +48,8 @@ def warm_vector() -> None:
     rng = np.random.default_rng(0)
     for threads in (1, None):
         for observation in ("none", "absolute", "structured"):
-            venv = vector.VectorEuchre("knock", num_envs=8, seed=0, observation=observation, episode="hand",
-                                       threads=threads)
+            venv = vector.VectorEuchre("knock", num_envs=_games(threads), seed=0, observation=observation,
+                                       episode="hand", threads=threads)
             _, mask, _ = venv.reset()
             for _ in range(40):
                 actions = np.array([rng.choice(np.flatnonzero(row)) for row in mask])
@@ -58,7 +64,7 @@ def warm_single_seat_vector() -> None:
     for threads in (1, None):
         for opponents in ("random", "rules"):
             for observation in ("absolute", "structured"):
-                envs = single_seat_vector.SingleSeatVectorEnv("knock", num_envs=8, opponents=opponents,
+                envs = single_seat_vector.SingleSeatVectorEnv("knock", num_envs=_games(threads), opponents=opponents,
                                                               observation=observation, seed=0, threads=threads)
                 _, infos = envs.reset(seed=0)
                 for _ in range(20):
