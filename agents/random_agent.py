@@ -2,9 +2,9 @@
 
 Compiled twin: :class:`UniformPolicy` (what ``batch_twin`` returns) and ``VectorEuchre.sample_legal``
 (``euchre_env.compiled.kernels.random_actions``): the same distribution from the caller's stream, other draws by
-design, so no test compares them draw for draw; tests/envs/test_vector.py and tests/training/test_train.py check the
-distribution, and tests/differential/test_single_seat_vector_vs_single_seat.py replays the twin's draws in
-``SingleSeatEnv``.
+design, so no test compares them draw for draw; tests/differential/test_vector_euchre_vs_engine.py and
+tests/training/test_train.py check the distribution, and tests/differential/test_single_seat_vector_vs_single_seat.py
+replays the twin's draws in ``SingleSeatEnv``.
 """
 
 from __future__ import annotations

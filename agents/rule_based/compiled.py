@@ -7,8 +7,9 @@ of :class:`~euchre_env.envs.vector.VectorEuchre`, many games per call.
         ids = scripted.actions(games)   # absolute action ids, one per listed game, for its seat to act
 
 This is a second implementation of the rule-based agent, written for speed (no ``GameState``, no ``InfoState``,
-no Python per decision) and proven equal to it by ``tests/agents/test_rule_based_vector.py`` (every decision with more
-than one legal action, in random and in rule-driven games of every preset). It defines no rule of its own: the
+no Python per decision) and proven equal to it by
+``tests/differential/test_rule_based_vector_vs_rule_based_agent.py`` (every decision with more than one legal
+action, in random and in rule-driven games of every preset). It defines no rule of its own: the
 Python agent stays the single source of truth, and every kernel below ports one function of
 :mod:`euchre_env.agents.rule_based.agent` or :mod:`euchre_env.agents.rule_based.heuristics` (its docstring names it), as
 :mod:`euchre_env.compiled.kernels` ports the engine. A change to the heuristics goes into the Python agent
@@ -37,11 +38,10 @@ partner alone, stick the dealer, renege penalized, rubbers, ace no face, double 
 which no decision reads). A rules field this file does not know (an option added later) makes
 :func:`supports` False, and callers fall back to the Python agent.
 
-Measured (``python -m tests.agents.test_rule_based_vector --decisions 100000``): 100,000 decisions with a choice in
-each of the test's 15 rule sets, 1.5 million in all, identical to the Python agent (last run 2026-12-04). Knock,
-4,096 games, one thread: 0.22 us a decision (``benchmarks/bench_rule_decisions.py``; the engine's legal masks not
-counted) against 60-100 us for ``ask_agent`` on a mirrored ``GameState``. The first call on a machine compiles (once
-per install; docs/vector.md#compilation) and caches the result, as :mod:`euchre_env.compiled.kernels` does.
+The long run of the equality test and the decision times are in docs/results/module_measurements.md
+(``python -m tests.differential.test_rule_based_vector_vs_rule_based_agent --decisions 100000``,
+``experiments/bench_rule_decisions.py``). The first call on a machine compiles (once per install; docs/compiling.md)
+and caches the result, as :mod:`euchre_env.compiled.kernels` does.
 
 Why one module: as for :mod:`euchre_env.compiled.kernels`, Numba's disk cache is checked per source file, and the
 decision kernels call one another; split across files, a changed helper would leave its callers' cached machine code

@@ -2,9 +2,9 @@
 :mod:`euchre_env.envs.vector` (many games) and :mod:`euchre_env.compiled.game` (the AEC env's one game).
 
 This is a second implementation of the reference engine, written for speed and proven equal to it by
-``tests/differential/vector_differential.py`` (run by ``tests/envs/test_vector.py`` and
-``tests/envs/test_env_compiled.py``: masks, observations, rewards and hand results at every step of random
-games of ten rule sets). It defines no rule of its own: every function ports one method of
+``tests/differential/kernels_vs_engine.py`` (run by ``tests/differential/test_vector_euchre_vs_engine.py`` and
+``tests/differential/test_compiled_game_vs_engine.py``: masks, observations, rewards and hand results at every step
+of random games of ten rule sets). It defines no rule of its own: every function ports one method of
 :class:`~euchre_env.game.engine.GameState` (the name says which), and every table it reads (effective suits,
 trick powers, the action table, the observation layout, the canonical frames) is built in Python from the
 game's and the views' modules by :mod:`euchre_env.compiled.tables` and passed in. A rule change goes into

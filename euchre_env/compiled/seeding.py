@@ -4,7 +4,8 @@ A user's loop that calls ``env.reset(seed=episode)`` at every hand paid more for
 tenth of the hand's decisions: ``default_rng`` hashes the seed through a ``SeedSequence`` and builds a new
 ``PCG64`` around it. :func:`reseed` computes the same 128-bit PCG64 state and increment in one compiled call
 and writes them into an existing generator, so a seed still deals exactly the hands of
-``GameState(rules, np.random.default_rng(seed))`` (tests/compiled/test_seeding.py compares the states).
+``GameState(rules, np.random.default_rng(seed))`` (tests/differential/test_reseed_vs_default_rng.py compares the
+states).
 
 The algorithms are NumPy's: ``SeedSequence``'s entropy pool and ``generate_state`` (numpy/random/
 bit_generator.pyx), then ``pcg_setseq_128_srandom_r`` (PCG64's seeding from four 64-bit words).

@@ -152,7 +152,7 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
         self._mask: np.ndarray | None = None
         self._started = False
         self._whole_steps = True  # an opponent's compiled whole step where it has one (False: rounds of Python; a
-        # benchmark times both ways: benchmarks/compare_whole_step.py)
+        # benchmark times both ways: experiments/compare_whole_step.py)
 
     # ------------------------------------------------------------------ queries
     def opponent_of(self, g: int) -> str:
