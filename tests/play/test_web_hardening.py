@@ -23,16 +23,7 @@ from euchre_env.game.rules import Rules
 from euchre_env.play import web_address
 from euchre_env.play.web import MAX_BODY, TOKEN_HEADER, create_app
 from euchre_env.play.web_address import bind, host_allowed, page_url
-
-
-class Clock:
-    """A clock the test moves by hand."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.play.test_web_server import Clock
 
 
 def _create(client, owner: str | None = None):
