@@ -282,18 +282,21 @@ def build_in_background(family: Family) -> bool:
             os.replace(lock, lock + ".stale")  # a build that died: take its place
             fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
         os.close(fd)
-        subprocess.Popen(
-            [sys.executable, "-m", "euchre_env.compiled.builds", family.warm.split(":")[0], family.name, lock],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True,  # not the caller's Ctrl-C: the build finishes for the next process
-            env={**os.environ, ENGINE_VARIABLE: "compiled", BACKGROUND_VARIABLE: "0"})
+        # What the build prints (a failure's traceback included) goes to a log beside the stamps, not the caller's
+        # terminal: the caller's work goes on meanwhile.
+        with open(family.stamp.removesuffix(".built") + ".log", "w") as log:
+            subprocess.Popen(
+                [sys.executable, "-m", "euchre_env.compiled.builds", family.warm.split(":")[0], family.name, lock],
+                stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                start_new_session=True,  # not the caller's Ctrl-C: the build finishes for the next process
+                env={**os.environ, ENGINE_VARIABLE: "compiled", BACKGROUND_VARIABLE: "0"})
     except OSError:  # a read-only cache folder, no process to spare: the caller runs its reference twin anyway
         return False
     _started.add(family.name)
     sys.stderr.write(f"euchre-env: {family.name} kernels not compiled for this machine yet: running on the reference "
                      "engine (the same rules, slower) while a background process compiles them (a few minutes on "
                      f"2 cores; later runs use them; {BACKGROUND_VARIABLE}=0 turns this off, `euchre compile` "
-                     "builds everything ahead)\n")
+                     f"builds everything ahead; its log: {family.stamp.removesuffix('.built')}.log)\n")
     sys.stderr.flush()
     return True
 
