@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 
 from euchre_env.agents.base import batch_twin
-from euchre_env.agents.rule_based import compiled as rule_kernels
-from euchre_env.compiled import kernels, seeding
+from euchre_env.agents.rule_based.estimates import RULE_FILES
+from euchre_env.compiled import seeding
 from euchre_env.compiled.builds import Family
 from euchre_env.envs import learner_account, vector
 from euchre_env.envs.vector import VectorEuchre
@@ -34,8 +34,8 @@ from euchre_env.views.decision import ask_agent
 # warm() below: until they are, a match plays its deals one by one on the reference engine (the same records) while
 # a background process builds them (MatchRunner.batches).
 BATCH_PLAY_BUILD = Family(
-    "batch_play", (kernels.__file__, seeding.__file__, vector.__file__, rule_kernels.__file__,
-                   learner_account.__file__), "euchre_env.evaluation.batch_play:warm")
+    "batch_play", (*RULE_FILES, seeding.__file__, vector.__file__, learner_account.__file__),
+    "euchre_env.evaluation.batch_play:warm")
 
 
 def deterministic_twin(agent: Any, rules: Any) -> Any:

@@ -28,7 +28,7 @@ def random_actions(infos: dict, rng: np.random.Generator) -> np.ndarray:
 
 
 def snapshot(envs: SingleSeatVectorEnv) -> list[np.ndarray]:
-    return [a.copy() for a in envs.venv.state_arrays()]
+    return [a.copy() for a in envs.venv.engine.arrays]
 
 
 def trajectory(envs: SingleSeatVectorEnv, seed: int, steps: int) -> list[np.ndarray]:
@@ -106,6 +106,7 @@ def test_the_rule_based_whole_step_plays_what_the_python_rounds_play(monkeypatch
     engine steps it replaces play the same games, deal for deal (both deal from each game's stream), over
     multi-hand episodes, win rewards and a hand limit too; so does its parallel build, in slices from 256 games."""
     from euchre_env.agents.rule_based import compiled
+    from euchre_env.envs import whole_step
 
     def run(whole: bool, threads: int) -> list[np.ndarray]:
         envs = SingleSeatVectorEnv("knock", num_envs=300, learner=learner, opponents="rules", observation="structured",
@@ -117,12 +118,11 @@ def test_the_rule_based_whole_step_plays_what_the_python_rounds_play(monkeypatch
         for _ in range(40):
             obs, rewards, terminated, truncated, infos = envs.step(random_actions(infos, rng))
             out += [obs, rewards, terminated, truncated, infos["seat"], infos.get("final_obs", np.zeros(0))]
-        return [*out, envs.venv.scores(), envs.venv.state_arrays()[2]]
+        return [*out, envs.venv.scores(), envs.venv.engine.arrays.dealt]
 
     calls = []
-    step = compiled.RuleBasedVector.single_seat_step
-    monkeypatch.setattr(compiled.RuleBasedVector, "single_seat_step",
-                        lambda self, *args: calls.append(1) or step(self, *args))
+    step = whole_step.WholeStep.__call__
+    monkeypatch.setattr(whole_step.WholeStep, "__call__", lambda self, *args: calls.append(1) or step(self, *args))
     rounds = run(False, 1)
     assert not calls
     sliced = run(True, 2)  # 300 games: the parallel build, in slices
