@@ -57,7 +57,7 @@ from euchre_env.agents.rule_based.heuristics import (
     upcard_value,
 )
 from euchre_env.compiled import batch
-from euchre_env.compiled.builds import SLICES_PER_THREAD, two_builds
+from euchre_env.compiled.builds import SLICES_PER_THREAD, FastCall, two_builds
 from euchre_env.compiled.layout import CUR, NF, PH
 from euchre_env.compiled.tables import kernel_tables
 from euchre_env.game.actions import BID, HELP, MOON
@@ -136,6 +136,10 @@ class RuleBasedVector:
         self._obs = np.zeros((venv.num_envs, 0), np.float32)
         self._mask = np.zeros((venv.num_envs, num_actions), np.bool_)
         self._raw = np.zeros((1, self._engine.raw_size + num_actions), np.float32)  # the serial observer's scratch
+        # The kernels through the machine code of their first call (builds.FastCall): the arguments below are this
+        # object's buffers, the env's, and games made C-ordered int64.
+        self._observe = FastCall(batch.observe_games_serial)
+        self._kernels = {1: FastCall(decide_games), 0: FastCall(decide_games_parallel)}
 
     def actions(self, games: np.ndarray) -> np.ndarray:
         """``int64 [len(games)]``: the absolute action id ``RuleBasedAgent().act`` picks for the seat to act in
@@ -156,16 +160,16 @@ class RuleBasedVector:
         """The engine's legal masks (absolute ids) of the seats to act in ``games`` into ``self._mask``."""
         arrays = self.venv.engine.arrays
         self._st[games] = arrays.st[games]  # the rows the observer reads (and writes each frame into)
-        batch.observe_games_serial(arrays._replace(st=self._st), games, self._obs, self._mask, self._raw,
-                                   self._engine.kernel, False)
+        self._observe(arrays._replace(st=self._st), games, self._obs, self._mask, self._raw, self._engine.kernel,
+                      False)
 
     def _decide(self, games: np.ndarray) -> np.ndarray:
         """The decisions of ``games`` from the masks :meth:`_legal_masks` left (action ids or the kernel's codes)."""
         out = np.empty(games.size, np.int64)
-        chunks, kernel = 1, decide_games
+        chunks, kernel = 1, self._kernels[1]
         if self.venv.threads != 1 and games.size >= PARALLEL_FROM:  # on the vector env's threads
             self.venv.use_threads()
-            chunks, kernel = SLICES_PER_THREAD * numba.get_num_threads(), decide_games_parallel
+            chunks, kernel = SLICES_PER_THREAD * numba.get_num_threads(), self._kernels[0]
         kernel(chunks, games, out, self.venv.engine.arrays, self._mask, self.tables, self.scratch(chunks))
         return out
 

@@ -123,6 +123,24 @@ def machine_code(kernel: Any, *args: Any) -> Callable[..., Any]:
     return compile_signature(tuple(numba.typeof(a) for a in args))
 
 
+class FastCall:
+    """``kernel`` called through the machine code of its first call's argument types (:func:`machine_code`).
+
+    Numba's dispatcher types every argument at every call; a NamedTuple of arrays goes through Numba's Python
+    ``typeof`` (measured 170 us for ``layout.Tables``, 51 us for ``GameArrays``: a few percent of a 4,096-game step).
+    The caller must pass every later call arguments of exactly the first call's types (the same dtypes, dimensions
+    and C order: its own buffers, and its inputs made C-ordered ``int64`` / ``bool`` first)."""
+
+    def __init__(self, kernel: Any) -> None:
+        self.kernel = kernel
+        self._code: Callable[..., Any] | None = None
+
+    def __call__(self, *args: Any) -> Any:
+        if self._code is None:
+            self._code = machine_code(self.kernel, *args)
+        return self._code(*args)
+
+
 # How long a compile may take before it is announced: loading cached machine code takes under a second here
 # (VectorEuchre's first reset 0.36 s, the AEC env's first game well under), compiling takes minutes.
 ANNOUNCE_AFTER_S = 3.0

@@ -53,7 +53,7 @@ import numpy as np
 
 from euchre_env.compiled import batch
 from euchre_env.compiled import layout as K
-from euchre_env.compiled.builds import SLICES_PER_THREAD, start_thread_pool
+from euchre_env.compiled.builds import SLICES_PER_THREAD, FastCall, start_thread_pool
 from euchre_env.compiled.deal import shuffled_deals
 from euchre_env.compiled.layout import DealBuffers, Episodes, GameArrays, HandEnds, Scratch, Tables
 from euchre_env.compiled.seeding import reseed
@@ -115,11 +115,13 @@ class VectorEuchre:
             raise ValueError(f"'threads' must be a positive int or None (every core), got {threads!r}")
         self.threads = threads
         serial = threads == 1
-        self._observe_games = batch.observe_games_serial if serial else batch.observe_games
-        self._step_all = batch.step_all_serial if serial else batch.step_all
-        self._step_games = batch.step_games_serial if serial else batch.step_games
-        self._start_hands = batch.start_hands_serial if serial else batch.start_hands
-        self._end_hands_kernel = batch.end_hands_serial if serial else batch.end_hands
+        # Each kernel through the machine code of its first call (builds.FastCall: no typing of the bundles at
+        # every call); every argument below is the env's own buffer or made C-ordered of a fixed dtype first.
+        self._observe_games = FastCall(batch.observe_games_serial if serial else batch.observe_games)
+        self._step_all = FastCall(batch.step_all_serial if serial else batch.step_all)
+        self._step_games = FastCall(batch.step_games_serial if serial else batch.step_games)
+        self._start_hands = FastCall(batch.start_hands_serial if serial else batch.start_hands)
+        self._end_hands_kernel = FastCall(batch.end_hands_serial if serial else batch.end_hands)
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"'num_envs' must be a positive int, got {num_envs!r}")
         check_choice("observation", observation, VECTOR_OBSERVATIONS)
@@ -251,7 +253,7 @@ class VectorEuchre:
         games = np.asarray(games)
         if games.ndim != 1 or not np.issubdtype(games.dtype, np.integer) or games.dtype == np.bool_:
             raise ValueError(f"games must be a 1-d array of game indices, got shape {games.shape} of {games.dtype}")
-        games = games.astype(np.int64, copy=False)
+        games = np.ascontiguousarray(games, np.int64)
         if games.size and (games.min() < 0 or games.max() >= self.num_envs
                            or (games.size > 1 and not (np.diff(games) > 0).all())):
             raise ValueError(f"games must be ascending distinct indices in 0..{self.num_envs - 1}")
@@ -259,7 +261,8 @@ class VectorEuchre:
         if a.shape != games.shape or not (np.issubdtype(a.dtype, np.integer) and a.dtype != np.bool_):
             raise ValueError(f"actions must be {games.size} integer action ids (one per game stepped), got an array "
                              f"of shape {a.shape} and dtype {a.dtype}")
-        a = a.astype(np.int64, copy=False)
+        a = np.ascontiguousarray(a, np.int64)
+        observe = np.ascontiguousarray(observe, np.bool_)
         i = batch.first_illegal(self._mask[games], a)
         if i >= 0:
             self._raise_illegal(int(games[i]), int(a[i]))
@@ -371,7 +374,7 @@ class VectorEuchre:
         if a.shape != (self.num_envs,) or not (np.issubdtype(a.dtype, np.integer) and a.dtype != np.bool_):
             raise ValueError(f"actions must be {self.num_envs} integer action ids (one per game), got an array of "
                              f"shape {a.shape} and dtype {a.dtype}")
-        a = a.astype(np.int64, copy=False)
+        a = np.ascontiguousarray(a, np.int64)
         g = batch.first_illegal(self._mask, a)
         if g >= 0:
             self._raise_illegal(g, int(a[g]))

@@ -23,7 +23,7 @@ import numpy as np
 from numba import prange
 
 from euchre_env.compiled import batch
-from euchre_env.compiled.builds import SLICES_PER_THREAD, keyed, specialized, two_builds
+from euchre_env.compiled.builds import SLICES_PER_THREAD, FastCall, keyed, specialized, two_builds
 from euchre_env.compiled.deal import deal_on, stream_uniforms
 from euchre_env.compiled.layout import B_SIZE, CORE_FILES, CUR, FRAME
 from euchre_env.compiled.observe import decide as observe_decision
@@ -166,7 +166,7 @@ class WholeStep:
 
     def __init__(self, venv: Any, decision: Any) -> None:
         self.venv, self.decision = venv, decision
-        self._parallel, self._serial = driver(decision)
+        self._parallel, self._serial = (FastCall(k) for k in driver(decision))  # builds.FastCall: fixed types
         self._chunks = 0
 
     def __call__(self, actions: np.ndarray, learner: Learner) -> None:
