@@ -14,7 +14,9 @@ An agent that can also decide for many games of a :class:`~euchre_env.envs.vecto
 says so with ``batch_twin(rules)``, which returns its compiled twin, a :class:`BatchTwin` (called with the
 vector env, it gives the :class:`BatchPolicy`), or None where it has none for those rules: the rule-based
 agent's kernels, uniform random play, a network's batched forward pass. Self-play, the evaluation and
-``SingleSeatVectorEnv`` find an agent's twin through :func:`batch_twin`, never by its type.
+``SingleSeatVectorEnv`` find an agent's twin through :func:`batch_twin`, never by its type. A twin whose
+decision is compiled code also offers it (:class:`CompiledDecision`, through ``compiled_decision()``), and
+``SingleSeatVectorEnv`` then plays its seats inside one compiled step.
 """
 
 from __future__ import annotations
@@ -40,12 +42,41 @@ class Agent(Protocol):
 
 
 class BatchPolicy(Protocol):
-    """An agent's decisions for the seat to act in many games of one ``VectorEuchre`` at once."""
+    """An agent's decisions for the seat to act in many games of one ``VectorEuchre`` at once. A policy whose
+    decision is compiled code may also define ``compiled_decision() -> CompiledDecision | None`` (below)."""
 
     def actions(self, games: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """One action id per game of ``games`` (indices into the vector env), in the env's action frame (what
         ``venv.step`` takes); ``mask`` holds those games' masks as the env gives them, ``rng`` is the
         caller's stream for a policy that draws."""
+        ...
+
+
+class CompiledDecision(Protocol):
+    """A batch policy's decision as compiled code, for the env's single-seat whole step
+    (:mod:`euchre_env.envs.whole_step`), which plays the opponents' seats with it inside one compiled call.
+
+    A :class:`BatchPolicy` offers one with a method ``compiled_decision()`` (returning it, or None); the env asks
+    for it where every game has that one opponent, and otherwise plays in rounds of :meth:`BatchPolicy.actions`.
+    The rule-based agent's twin has one (``agents.rule_based.compiled.RuleDecision``).
+    """
+
+    name: str  # names the driver's build made for this decision
+    # ``decide(tables, scratch, c, g, mask, arrays) -> int``: a Numba function (njit), called from the driver's
+    # parallel loop on slice ``c`` for game ``g`` with ``mask`` its legal actions (absolute ids, bool) and
+    # ``arrays`` the games' ``compiled.layout.GameArrays``; returns an absolute action id, or a negative code
+    # (:meth:`check` explains it). It must allocate nothing (the driver is built without reference counting).
+    decide: Any
+    tables: Any  # a tuple (of arrays) the decision reads
+    files: tuple[str, ...]  # the source files its compiled code holds: they key the driver's build
+    parallel_from: int  # fewer games than this are stepped on the caller's thread
+
+    def scratch(self, slices: int) -> Any:
+        """A tuple of arrays, each slice's rows of scratch (``decide`` reads slice ``c``'s)."""
+        ...
+
+    def check(self, games: np.ndarray, codes: np.ndarray) -> None:
+        """Raise for the first negative code of ``codes`` (game ``games[i]``'s); nothing where none is."""
         ...
 
 

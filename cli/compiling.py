@@ -14,16 +14,18 @@ import sys
 import time
 from typing import Any
 
-from euchre_env.compiled import builds, kernels
+from euchre_env.agents.rule_based.estimates import RULE_FILES
+from euchre_env.compiled import builds
 from euchre_env.compiled.builds import Family, build, is_built
-from euchre_env.envs import learner_account, single_seat_vector, vector
+from euchre_env.compiled.layout import CORE_FILES
+from euchre_env.envs import single_seat_vector, vector, whole_step
 
 COMMANDS = {"compile": "compile every kernel ahead of first use (a few minutes on 2 cores, once per install)"}
 
 # The batched envs' kernels, which compile at their first use (no reference twin stands in for a batch of games).
-VECTOR_BUILD = Family("vector", (kernels.__file__, vector.__file__), "euchre_env.cli.compiling:warm_vector")
+VECTOR_BUILD = Family("vector", (*CORE_FILES, vector.__file__), "euchre_env.cli.compiling:warm_vector")
 SINGLE_SEAT_BUILD = Family(
-    "single_seat_vector", (kernels.__file__, vector.__file__, single_seat_vector.__file__, learner_account.__file__),
+    "single_seat_vector", (*RULE_FILES, *whole_step.DRIVER_FILES, vector.__file__, single_seat_vector.__file__),
     "euchre_env.cli.compiling:warm_single_seat_vector")
 
 

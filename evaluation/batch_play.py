@@ -25,8 +25,8 @@ import numpy as np
 from euchre_env import published
 from euchre_env.agents import neural
 from euchre_env.agents.base import batch_twin
-from euchre_env.agents.rule_based import compiled as rule_kernels
-from euchre_env.compiled import kernels, seeding
+from euchre_env.agents.rule_based.estimates import RULE_FILES
+from euchre_env.compiled import seeding
 from euchre_env.compiled.builds import Family
 from euchre_env.envs import learner_account, vector
 from euchre_env.envs.mirror import MirroredAgents
@@ -43,7 +43,7 @@ from euchre_env.views.observation import Observer
 # one on the reference engine (the same records) while a background process builds them (MatchRunner.batches).
 _NEURAL = os.path.dirname(neural.__file__)  # the package alone: its modules import torch
 BATCH_PLAY_BUILD = Family(
-    "batch_play", (kernels.__file__, seeding.__file__, vector.__file__, rule_kernels.__file__, learner_account.__file__,
+    "batch_play", (*RULE_FILES, seeding.__file__, vector.__file__, learner_account.__file__,
                    *(os.path.join(_NEURAL, f) for f in ("agent.py", "sparse_input.py", "cpu_kernels.py"))),
     "euchre_env.evaluation.batch_play:warm")
 

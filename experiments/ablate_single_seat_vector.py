@@ -19,8 +19,9 @@ from typing import Any
 import numpy as np
 
 import euchre_env.agents.rule_based.compiled as rule_kernels
-import euchre_env.compiled.kernels as engine_kernels
+import euchre_env.compiled.batch as engine_kernels
 from euchre_env import SingleSeatVectorEnv
+from euchre_env.envs import whole_step
 
 
 def timed(spent: dict[str, float], key: str, f: Callable[..., Any]) -> Callable[..., Any]:
@@ -48,8 +49,8 @@ def main() -> None:
     venv._step_games = timed(spent, "engine steps (with the learner's observation)", venv._step_games)
     venv._end_hands_kernel = timed(spent, "ends of hands and new deals", venv._end_hands_kernel)
     rule_kernels.decide_games = timed(spent, "rule-based decisions", rule_kernels.decide_games)
-    whole = rule_kernels.RuleBasedVector.single_seat_step
-    rule_kernels.RuleBasedVector.single_seat_step = timed(spent, "the whole step (one kernel call)", whole)
+    whole = whole_step.WholeStep.__call__
+    whole_step.WholeStep.__call__ = timed(spent, "the whole step (one kernel call)", whole)
     engine_kernels.observe_games_serial = timed(spent, "the rule-based twin's legal masks",
                                                 engine_kernels.observe_games_serial)
     _, infos = envs.reset()

@@ -37,7 +37,7 @@ def main() -> None:
     count: dict[int, int] = {}
     for _ in range(args.steps):
         twin._legal_masks(games)
-        phases = venv.state_arrays()[0][:, K.PH].copy()
+        phases = venv.engine.arrays.st[:, K.PH].copy()
         actions = np.empty(args.num_envs, np.int64)
         for phase in np.unique(phases):
             chosen = np.flatnonzero(phases == phase)

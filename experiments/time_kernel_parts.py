@@ -24,19 +24,17 @@ from euchre_env.envs.vector import VectorEuchre
 
 
 @njit(cache=True)
-def _legal_masks(st, hands, dealt, tc, opt, tab, akind, aarg, eff, power, rank, masks, reps):
+def _legal_masks(s, t, masks, reps):
     for _ in range(reps):
-        for g in range(st.shape[0]):
-            K.legal_mask(st, hands, dealt, tc, g, opt, tab, akind, aarg, eff, power, rank, masks[g])
+        for g in range(s.st.shape[0]):
+            K.legal_mask(s, g, t, masks[g])
 
 
 @njit(cache=True)
-def _encodes(st, hands, tc, ts, calls, opt, off, eff, power, leader_at, card_at, rnd_off, rnd_width, col, raws,
-             structured, reps):
+def _encodes(s, t, raws, structured, reps):
     for _ in range(reps):
-        for g in range(st.shape[0]):
-            K.encode(st, hands, tc, ts, calls, g, st[g, K.CUR], opt, off, eff, power, leader_at, card_at, rnd_off,
-                     rnd_width, col, raws[g], structured)
+        for g in range(s.st.shape[0]):
+            K.encode(s, g, s.st[g, K.CUR], t, raws[g], structured)
 
 
 @njit(cache=True)
@@ -64,9 +62,9 @@ def _frame_copies(st, raws, perms, frames, out, reps):
 
 
 @njit(cache=True)
-def _moves(st, hands, dealt, tc, ts, calls, actions, opt, tab, akind, aarg, aalone, eff, power, rank, rnd):
-    for g in range(st.shape[0]):
-        K.apply(st, hands, dealt, tc, ts, calls, g, actions[g], opt, tab, akind, aarg, aalone, eff, power, rank, rnd)
+def _moves(s, actions, t):
+    for g in range(s.st.shape[0]):
+        K.apply(s, g, actions[g], t)
 
 
 def per_call(run: Callable[[int], None], calls: int, reps: int = 20) -> float:
@@ -88,21 +86,19 @@ def main() -> None:
     for _ in range(args.moves):
         mask = venv.masks()
         venv.step((rng.random(mask.shape) * mask).argmax(1))
-    st, hands, dealt, tc, ts, calls = venv.state_arrays()
-    obs, mask, _, t = venv.driver_buffers()
+    engine = venv.engine
+    arrays, t, obs, mask = engine.arrays, engine.tables, engine.obs, engine.mask
+    st = arrays.st
     n = st.shape[0]
     masks = np.zeros((n, venv.num_actions), mask.dtype)  # absolute ids
     raws = np.zeros((n, t.off[K.B_SIZE]), np.float32)
     out = np.zeros_like(obs)
     parts = {}
-    parts["legal mask"] = per_call(lambda r: _legal_masks(st, hands, dealt, tc, t.opt, t.tab, t.akind, t.aarg, t.eff,
-                                                           t.power, t.rank, masks, r), n)
+    parts["legal mask"] = per_call(lambda r: _legal_masks(arrays, t, masks, r), n)
     for structured in (False, True):
         name = "encode, " + ("structured (absolute suits)" if structured else "absolute")
         parts[name] = per_call(
-            lambda r, structured=structured: _encodes(st, hands, tc, ts, calls, t.opt, t.off, t.eff, t.power,
-                                                      t.leader_at, t.card_at, t.rnd_off, t.rnd_width, t.col, raws,
-                                                      structured, r), n)
+            lambda r, structured=structured: _encodes(arrays, t, raws, structured, r), n)
     parts["structured frame choice and copy (canonical)"] = per_call(
         lambda r: _frames(st, raws, t.perms, t.cands, t.ncands, out, r), n)
     frames = np.zeros(n, np.int64)
@@ -113,9 +109,9 @@ def main() -> None:
     actions = masks.argmax(1).astype(np.int64)  # each game's first legal action
     spent = []
     for _ in range(20):  # a move changes the state: each timing moves fresh copies of the same states
-        state = [a.copy() for a in (st, hands, dealt, tc, ts, calls)]
+        state = type(arrays)(*(a.copy() for a in arrays))
         start = time.perf_counter()
-        _moves(*state, actions, t.opt, t.tab, t.akind, t.aarg, t.aalone, t.eff, t.power, t.rank, t.rnd)
+        _moves(state, actions, t)
         spent.append(time.perf_counter() - start)
     parts["move (apply)"] = float(np.median(spent[1:])) / n * 1e6
     for name, us in parts.items():

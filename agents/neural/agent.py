@@ -220,10 +220,11 @@ class NetworkPolicy:
     copied and scanned), in the order the layer's own scan finds them, so the same sums to the bit."""
 
     def __init__(self, agent: NeuralAgent, venv: Any) -> None:
-        from euchre_env.compiled import kernels as K  # Numba: on first use
+        from euchre_env.compiled import batch  # Numba: on first use
+        from euchre_env.compiled import layout as K
         from euchre_env.compiled.tables import kernel_tables
 
-        self._K, self.agent, self.venv = K, agent, venv
+        self._K, self._batch, self.agent, self.venv = K, batch, agent, venv
         self.deterministic = agent.greedy
         self._tables = t = kernel_tables(venv.rules, agent.observation)
         n = venv.num_envs
@@ -263,9 +264,10 @@ class NetworkPolicy:
 
     def _logits(self, games: np.ndarray) -> torch.Tensor:
         """The masked logits of the seat to act in each of ``games``, in the network's frame, on the CPU."""
-        st, hands, dealt, tc, ts, calls = self.venv.state_arrays()
-        self._st[games] = st[games]  # the rows the observer reads (and writes each frame into)
-        t, K, model = self._tables, self._K, self.agent.model
+        arrays = self.venv.engine.arrays
+        self._st[games] = arrays.st[games]  # the rows the observer reads (and writes each frame into)
+        arrays = arrays._replace(st=self._st)
+        t, B, model = self._tables.kernel, self._batch, self.agent.model
         first = model[0]
         with torch.no_grad():
             if _reads_entries(first):
@@ -274,21 +276,16 @@ class NetworkPolicy:
                 if self.venv.threads != 1 and k >= PARALLEL_FROM:
                     self.venv.use_threads()
                     slices = SLICES_PER_THREAD * numba.get_num_threads()
-                kernel = K.observe_games_sparse_serial if slices == 1 else K.observe_games_sparse
-                kernel(self._st, hands, dealt, tc, ts, calls, games, slices, self.agent.observer.size, self._rows,
-                       self._mask, self._rows_raw, self._ptr, self._col, self._val, t.opt, t.tab, t.akind, t.aarg,
-                       t.eff, t.power, t.rank, t.off, t.leader_at, t.card_at, t.rnd_off, t.rnd_width, t.col, t.perms,
-                       t.cands, t.ncands, t.to_abs, t.structured)
+                kernel = B.observe_games_sparse_serial if slices == 1 else B.observe_games_sparse
+                kernel(arrays, games, slices, self.agent.observer.size, self._rows, self._mask, self._rows_raw,
+                       self._ptr, self._col, self._val, t)
                 nnz = self._ptr[k]
                 rows = SparseRows(self._ptr[:k + 1], self._col[:nnz], self._val[:nnz], self.agent.observer.size)
                 return model.masked_logits(rows, torch.from_numpy(self._mask[:k]))
             if self._obs is None:
                 self._obs = np.zeros((self.venv.num_envs, self.agent.observer.size), np.float32)
                 self._raw = np.zeros((1, self._raw_width), np.float32)  # the serial observer's one slice of scratch
-            K.observe_games_serial(self._st, hands, dealt, tc, ts, calls, games, self._obs, self._mask, self._raw,
-                                   t.opt, t.tab, t.akind, t.aarg, t.eff, t.power, t.rank, t.off, t.leader_at,
-                                   t.card_at, t.rnd_off, t.rnd_width, t.col, t.perms, t.cands, t.ncands, t.to_abs,
-                                   t.structured, True)
+            B.observe_games_serial(arrays, games, self._obs, self._mask, self._raw, t, True)
             x, m = torch.from_numpy(self._obs[games]), torch.from_numpy(self._mask[games])
             device = first.weight.device  # an in-memory network may live on an accelerator
             if device.type != "cpu":

@@ -49,7 +49,7 @@ import numpy as np
 from euchre_env.agents.base import require_information_state
 from euchre_env.agents.neural.agent import NeuralAgent
 from euchre_env.agents.search.worlds import WorldSampler, world_deal
-from euchre_env.compiled import kernels as K
+from euchre_env.compiled import layout as K
 from euchre_env.envs.vector import VectorEuchre
 from euchre_env.game.actions import action_table
 from euchre_env.game.phases import Phase
@@ -178,7 +178,7 @@ class GuidedSearchAgent:
         every = np.arange(venv.num_envs)
         firsts = every[::n_moves]
         log_weight = np.zeros(len(firsts))
-        st = venv.state_arrays()[0]
+        st = venv.engine.arrays.st
         k = 0
         while True:
             phase, seat = Phase(int(st[0, K.PH])), int(st[0, K.CUR])

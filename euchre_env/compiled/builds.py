@@ -1,30 +1,11 @@
-"""How this project compiles its Numba kernels: a parallel and a serial build of a batch kernel, the threading
-layer they run on, and calls made without Numba's per-call dispatch.
+"""How this project compiles its Numba kernels: a parallel and a serial build of a batch kernel, each cached under
+its own name (:func:`two_builds`), builds named after a digest of the sources their machine code holds
+(:func:`keyed`: the one guard against a stale disk cache), the threading layer they run on
+(:func:`start_thread_pool`, :func:`forks_safely`), calls made without Numba's per-call dispatch
+(:func:`machine_code`), the compile notice, and the families of kernels built ahead or in the background.
 
-Measured facts of Numba 0.68 on this project's kernels shape this module:
-
-- Numba's disk cache (``cache=True``) names a kernel's cache files after the function's name and first line
-  and keys the code inside by the argument types and the CPU, not by the ``parallel`` flag: two builds of one
-  function, ``njit(parallel=True)(f)`` and ``njit(f)``, shared one entry, and whichever compiled first on a
-  machine served both. :func:`two_builds` compiles the serial build from a copy of the function under its own
-  name.
-- The serial build of a batch kernel ran 1.2x (the structured observation) to 11x (masks only) slower than
-  the parallel build restricted to one thread, stepping 4,096 knock games: the loop over the games takes
-  views of the game arrays, and each view's reference count is an atomic add and subtract, which the
-  parallel build's outlined loop body pays less often. Built without the runtime's reference counting
-  (``_nrt=False``, for kernels that allocate nothing) both builds run faster still.
-- Numba's default threading layer here is OpenMP (GNU): a process that has run a parallel kernel on it can
-  no longer ``fork`` (the child prints "fork() called from a process already using GNU OpenMP" and dies:
-  an evaluation's worker pool, a user's subprocess vector env), and starting its pool sets the process's
-  OpenMP thread count, which torch's CPU ops share (``torch.set_num_threads(1)`` became 2). Numba's own
-  ``workqueue`` layer does neither but ran the parallel step at 55-70% of OpenMP's speed. So the project
-  runs parallel kernels only where a caller asks for them (``VectorEuchre(threads=None or N > 1)``, the
-  trainer's PPO minibatches in ``agents.sparse_input``; the collection, the evaluation and the AEC env use
-  one thread), :func:`start_thread_pool` starts the pool with torch's thread count kept, and a worker pool
-  of the evaluation starts from a forkserver once it has (:func:`forks_safely`).
-- A call through a dispatcher first works out the types of its arguments to pick the machine code, about
-  50 ns an array argument; where one call does little work and happens at every decision (the AEC env's
-  one-game step), that is a third of its cost. :func:`machine_code` picks the code once.
+The measurements of Numba that shaped each of these (the cache keys, the serial build's cost, OpenMP and fork,
+the dispatch cost) are in docs/compiling.md, "Why the compiled code is shaped as it is".
 """
 
 from __future__ import annotations
@@ -65,18 +46,67 @@ def forks_safely() -> bool:
     return not _pool_started or numba.threading_layer() != "omp"
 
 
-def two_builds(fn: Callable[..., Any], allocates: bool = True, **options: Any) -> tuple[Any, Any]:
+def source_digest(files: tuple[str, ...] | list[str]) -> str:
+    """A digest of the contents of ``files`` (12 hex digits), for :func:`keyed` build names."""
+    import hashlib
+
+    key = hashlib.sha1()
+    for path in files:
+        with open(path, "rb") as f:
+            key.update(f.read())
+    return key.hexdigest()[:12]
+
+
+def _renamed(fn: Callable[..., Any], suffix: str, extra_globals: dict[str, Any] | None = None) -> Callable[..., Any]:
+    """A copy of ``fn`` named ``fn.__name__ + suffix`` (what Numba names its cache files after), with
+    ``extra_globals`` added to the globals its compiled code reads."""
+    scope = fn.__globals__ if not extra_globals else {**fn.__globals__, **extra_globals}
+    twin = types.FunctionType(fn.__code__, scope, fn.__name__ + suffix, fn.__defaults__, fn.__closure__)
+    twin.__qualname__ = fn.__qualname__ + suffix
+    twin.__module__, twin.__doc__ = fn.__module__, fn.__doc__
+    return twin
+
+
+def keyed(files: tuple[str, ...]) -> Callable[..., Any]:
+    """``njit(cache=True)`` for kernels whose machine code holds code or constants from ``files``.
+
+    Numba's disk cache checks only the date of a kernel's own source file: a kernel that inlines (or calls, or
+    freezes a global of) another file would load stale machine code after that file changed. This is the one
+    guard against it: the kernels are named after a digest of the contents of ``files`` (their own file among
+    them), so an edit anywhere in them compiles anew. Use as ``jit = keyed(FILES)``, then ``@jit`` or
+    ``@jit(inline="always")``."""
+    suffix = "_" + source_digest(files)
+
+    def jit(fn: Callable[..., Any] | None = None, **options: Any) -> Any:
+        if fn is None:
+            return lambda f: jit(f, **options)
+        return njit(cache=True, **options)(_renamed(fn, suffix))
+
+    jit.suffix = suffix  # type: ignore[attr-defined]
+    jit.files = files  # type: ignore[attr-defined]
+    return jit
+
+
+def specialized(fn: Callable[..., Any], files: tuple[str, ...], name: str, extra_globals: dict[str, Any],
+                **options: Any) -> Any:
+    """``njit(cache=True, **options)`` of a copy of ``fn`` whose code reads ``extra_globals`` (a compiled function
+    passed in: each gives a build of its own, named with ``name`` and the digest of ``files``, as :func:`keyed`)."""
+    return njit(cache=True, **options)(_renamed(fn, f"_{name}_" + source_digest(files), extra_globals))
+
+
+def two_builds(fn: Callable[..., Any], allocates: bool = True, files: tuple[str, ...] = (),
+               extra_globals: dict[str, Any] | None = None, name: str = "", **options: Any) -> tuple[Any, Any]:
     """``(parallel, serial)``: ``fn`` compiled with its ``prange`` loops on Numba's threads, and on the caller's
     thread alone, each cached on disk under its own name. ``allocates=False`` (``fn`` creates no array)
-    builds both without the runtime's reference counting. ``options`` (``fastmath``...) go to both."""
+    builds both without the runtime's reference counting. ``files``: the sources its machine code holds
+    (:func:`keyed`: the builds are named after their digest); ``extra_globals``: names its code reads that are
+    not in its module (a decision passed in: each gives a build of its own, named with ``name``). ``options``
+    (``fastmath``...) go to both."""
     if not allocates:
         options = {**options, "_nrt": False}
-    parallel = njit(cache=True, parallel=True, **options)(fn)
-    twin = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__ + SERIAL_SUFFIX, fn.__defaults__,
-                              fn.__closure__)
-    twin.__qualname__ = fn.__qualname__ + SERIAL_SUFFIX  # what Numba names the cache files after
-    twin.__module__, twin.__doc__ = fn.__module__, fn.__doc__
-    serial = njit(cache=True, **options)(twin)
+    suffix = (f"_{name}" if name else "") + ("_" + source_digest(files) if files else "")
+    parallel = njit(cache=True, parallel=True, **options)(_renamed(fn, suffix, extra_globals))
+    serial = njit(cache=True, **options)(_renamed(fn, suffix + SERIAL_SUFFIX, extra_globals))
     return parallel, serial
 
 
@@ -91,6 +121,24 @@ def machine_code(kernel: Any, *args: Any) -> Callable[..., Any]:
     if compile_signature is None:
         return kernel
     return compile_signature(tuple(numba.typeof(a) for a in args))
+
+
+class FastCall:
+    """``kernel`` called through the machine code of its first call's argument types (:func:`machine_code`).
+
+    Numba's dispatcher types every argument at every call; a NamedTuple of arrays goes through Numba's Python
+    ``typeof`` (measured 170 us for ``layout.Tables``, 51 us for ``GameArrays``: a few percent of a 4,096-game step).
+    The caller must pass every later call arguments of exactly the first call's types (the same dtypes, dimensions
+    and C order: its own buffers, and its inputs made C-ordered ``int64`` / ``bool`` first)."""
+
+    def __init__(self, kernel: Any) -> None:
+        self.kernel = kernel
+        self._code: Callable[..., Any] | None = None
+
+    def __call__(self, *args: Any) -> Any:
+        if self._code is None:
+            self._code = machine_code(self.kernel, *args)
+        return self._code(*args)
 
 
 # How long a compile may take before it is announced: loading cached machine code takes under a second here

@@ -1,8 +1,8 @@
 """One game on the compiled core: what the AEC env (:mod:`euchre_env.env`) steps at every decision.
 
-The rules are the reference engine's (:class:`~euchre_env.game.engine.GameState`), ported once to
-:mod:`euchre_env.compiled.kernels` and proven equal to it by the differential tests. A decision costs
-one Numba call (:func:`~euchre_env.compiled.kernels.game_step`: apply the action, then the next seat's
+The rules are the reference engine's (:class:`~euchre_env.game.engine.GameState`), ported once to the
+compiled core (:mod:`euchre_env.compiled.rules`, ``observe``) and proven equal to it by the differential tests.
+A decision costs one Numba call (:func:`~euchre_env.compiled.one_game.game_step`: apply the action, then the next seat's
 mask and observation), under a microsecond, against some 15 for the engine and observers in Python.
 
 The game also keeps a log of its deals and actions, so that a :class:`GameState` of the same game can
@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from euchre_env.compiled import kernels as K
-from euchre_env.compiled import seeding
+from euchre_env.compiled import layout as K
+from euchre_env.compiled import one_game, seeding
 from euchre_env.compiled.builds import Family, machine_code
 from euchre_env.compiled.tables import hand_result, kernel_tables
 from euchre_env.game.deals import deal_from_order, scripted_deal
@@ -34,7 +34,7 @@ MAX_DECISIONS = 128  # decisions in one hand, with room: a double-deck Bid Euchr
 
 # The kernels of one game (the AEC env's, SingleSeatEnv's): built by warm() below, ahead (`euchre compile`) or in
 # the background while the env runs on the reference engine (euchre_env.envs.game_core).
-GAME_BUILD = Family("game", (K.__file__, seeding.__file__, __file__), "euchre_env.compiled.game:warm")
+GAME_BUILD = Family("game", (*K.CORE_FILES, seeding.__file__, __file__), "euchre_env.compiled.game:warm")
 
 
 class CompiledGame:
@@ -58,10 +58,10 @@ class CompiledGame:
         self.rules = rules
         self.observation = observation
         tables = kernel_tables(rules, observation)
-        self._T = K.pack_tables(tables)
-        at_mask, at_history, obs_size, f32_size = K.packed_sizes(tables)
+        self._T = one_game.pack_tables(tables)
+        at_mask, at_history, obs_size, f32_size = one_game.packed_sizes(tables)
         num_actions = len(tables.akind)
-        # The five buffers of the kernels (see compiled/kernels.py), and the views of them read here.
+        # The five buffers of the kernels (see compiled/one_game.py), and the views of them read here.
         self._st = np.zeros((1, K.NF), np.int32)
         self._s8 = np.zeros(at_mask + num_actions, np.int8)
         self._s16 = np.zeros(at_history + MAX_DECISIONS + 1, np.int16)
@@ -71,12 +71,12 @@ class CompiledGame:
         self._history = self._s16[at_history:]  # this hand's absolute actions: the count, then the ids
         buffers = (self._st, self._s8, self._s16, self._f32, self._T)
         self._seats = np.zeros((NUM_SEATS, obs_size), np.float32)  # every seat's observation, when valid
-        self.step: Callable[[int], int] = partial(machine_code(K.game_step, *buffers, 0), *buffers)
-        self._start = partial(machine_code(K.game_start, *buffers, np.zeros((4, 1), np.int16), 0, True, 0, 0),
+        self.step: Callable[[int], int] = partial(machine_code(one_game.game_step, *buffers, 0), *buffers)
+        self._start = partial(machine_code(one_game.game_start, *buffers, np.zeros((4, 1), np.int16), 0, True, 0, 0),
                               *buffers)
-        self._start_shuffled = partial(machine_code(K.game_deal, *buffers, np.zeros(1, np.int64), True, 0, 0),
+        self._start_shuffled = partial(machine_code(one_game.game_deal, *buffers, np.zeros(1, np.int64), True, 0, 0),
                                        *buffers)
-        self._encode_seats = partial(machine_code(K.game_encode_seats, *buffers, self._seats), *buffers,
+        self._encode_seats = partial(machine_code(one_game.game_encode_seats, *buffers, self._seats), *buffers,
                                      self._seats)
         self._seats_at = -1  # the decision count of this hand at which _seats was written (-1: not this hand)
         self._scores = [0, 0]  # the episode's starting score, for replay

@@ -1,6 +1,6 @@
-"""The compiled core's view of the rules: every table :mod:`euchre_env.compiled.kernels` reads, built from the
-reference modules (the action table, the deck's effective suits and trick powers, the observers' layouts, the
-canonical frames), and the way back: a finished hand's scalar fields as the env's ``hand_result``.
+"""The compiled core's view of the rules: every table the kernels read (:class:`~euchre_env.compiled.layout.Tables`),
+built from the reference modules (the action table, the deck's effective suits and trick powers, the observers'
+layouts, the canonical frames), and the way back: a finished hand's scalar fields as the env's ``hand_result``.
 
 Used by :mod:`euchre_env.envs.vector` (many games) and :mod:`euchre_env.compiled.game` (the AEC env's one game).
 """
@@ -11,7 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from euchre_env.compiled import kernels as K
+from euchre_env.compiled import layout as K
+from euchre_env.compiled.layout import Tables
 from euchre_env.game.actions import (
     ACE_NO_FACE,
     BID,
@@ -27,9 +28,8 @@ from euchre_env.game.actions import (
     action_table,
 )
 from euchre_env.game.cards import SUITS
-from euchre_env.game.phases import Phase
 from euchre_env.game.rules import Rules
-from euchre_env.views.structured import StructuredObserver, suit_frames
+from euchre_env.views.structured import StructuredObserver
 
 _KINDS = {PASS: K.K_PASS, ORDER: K.K_ORDER, NAME: K.K_NAME, DEFEND: K.K_DEFEND, DISCARD: K.K_DISCARD,
           PLAY: K.K_PLAY, BID: K.K_BID, GIVE: K.K_GIVE, ACE_NO_FACE: K.K_ANF}
@@ -80,9 +80,10 @@ def _contract(rules: Rules, rank: int) -> int | str:
 
 
 class KernelTables:
-    """Every table the kernels read, built once per rule set from the reference modules."""
+    """Every table the kernels read, built once per rule set from the reference modules (``observer``: the rules'
+    ``StructuredObserver``, where the caller has one)."""
 
-    def __init__(self, rules: Rules) -> None:
+    def __init__(self, rules: Rules, observer: StructuredObserver | None = None) -> None:
         deck = rules.deck_spec
         table = action_table(rules)
         n = deck.num_ids
@@ -119,49 +120,47 @@ class KernelTables:
         self.power = np.array([deck.powers(t) for t in range(4)], np.int64)
         self.rank = np.array([-1 if c == deck.joker_id else c % deck.num_ranks for c in range(n)], np.int64)
         self.printed = np.array([deck.printed_suit(c) for c in range(n)], np.int64)
-        # The observation: the structured layout holds the absolute one as its first blocks.
-        structured = StructuredObserver(rules)
-        base = structured.base
+        # The observation, from the observers' public layouts (views.observation.EncodingLayout,
+        # views.structured.FrameLayout): the structured layout holds the absolute one as its first blocks.
+        structured = observer if observer is not None else StructuredObserver(rules)
+        base = structured.base.encoding
+        frame_layout = structured.frame_layout
         layout = structured.layout
-        names = {K.B_PHASE: "phase", K.B_TO_ACT: "to_act", K.B_DEALER: "dealer", K.B_HAND: "hand",
-                 K.B_UPCARD: "upcard", K.B_UPSUIT: "upcard_suit", K.B_FATE: "upcard_fate", K.B_DISCARD: "discard",
-                 K.B_GIVEN: "given", K.B_GIVEN_BACK: "given_back", K.B_TRUMP: "trump", K.B_MAKER: "maker",
-                 K.B_OUT: "sitting_out", K.B_TRICKS: "tricks", K.B_TW: "tricks_won", K.B_SCORES: "scores",
-                 K.B_RUBBER: "rubber", K.B_CT: "current_trick", K.B_LED: "led_suit", K.B_WINNING: "winning",
-                 K.B_PWIN: "partner_winning", K.B_PLAYED: "played", K.B_UNSEEN: "unseen", K.B_VOIDS: "voids",
-                 K.B_TN: "trick_number", K.B_LEADS: "leads"}
         off = np.full(K.NOFF, -1, np.int64)
-        for key, name in names.items():
+        for key, name in enumerate(K.BLOCK_NAMES):
             if name in layout:
                 off[key] = layout[name][0]
         off[K.B_BASE_SIZE] = base.size
         off[K.B_SIZE] = structured.size
         self.off = off
         self.raw_size = structured.size
-        self.leader_at = np.array(base._leader_at, np.int64)
-        self.card_at = np.array(base._card_at, np.int64)
-        phases = list(base.columns)  # the calling rounds the observation records, in layout order
-        self.rounds = max(len(phases), 1)
-        self.rnd = np.full(len(Phase), -1, np.int64)
+        self.leader_at = np.array(base.leader_at, np.int64)
+        self.card_at = np.array(base.card_at, np.int64)
+        self.rounds = max(len(base.rounds), 1)
+        self.rnd = np.full(K.NUM_PHASES, -1, np.int64)
         self.rnd_off = np.zeros(self.rounds, np.int64)
         self.rnd_width = np.zeros(self.rounds, np.int64)
         self.col = np.full((self.rounds, len(table)), -1, np.int64)
-        for r, phase in enumerate(phases):
-            at, width, cols = base._calls[phase]
-            self.rnd[phase] = r
-            self.rnd_off[r], self.rnd_width[r] = at, width
-            for a, c in cols.items():
+        for r, call_round in enumerate(base.rounds):
+            self.rnd[call_round.phase] = r
+            self.rnd_off[r], self.rnd_width[r] = call_round.offset, call_round.width
+            for a, c in call_round.columns.items():
                 self.col[r, a] = c
         self.structured = False
-        self.perms = structured.sources
+        self.perms = frame_layout.sources
         self.cands = np.zeros((5, 8), np.int64)
         self.ncands = np.zeros(5, np.int64)
-        for ref in range(-1, 4):
-            frames = structured.candidate_frames(ref)
-            self.cands[ref + 1, :len(frames)] = frames
-            self.ncands[ref + 1] = len(frames)
+        for row, frames in enumerate(frame_layout.candidates):
+            self.cands[row, :len(frames)] = frames
+            self.ncands[row] = len(frames)
+        self.frames = structured.frames
         self.to_abs = np.arange(len(table), dtype=np.int64)[None, :]
         self.identity_frame = 0  # the frame whose ids are the absolute ones (see kernel_tables)
+
+    def bundle(self) -> Tables:
+        """The tables as the kernels take them: one :class:`~euchre_env.compiled.layout.Tables`."""
+        return Tables(**{name: getattr(self, name) for name in Tables._fields if name != "identity"},
+                      identity=self.identity_frame)
 
 
 def kernel_tables(rules: Rules, observation: str) -> KernelTables:
@@ -171,7 +170,7 @@ def kernel_tables(rules: Rules, observation: str) -> KernelTables:
     t.to_canonical = t.to_abs
     t.card_to_canonical = np.arange(n, dtype=np.int64)[None, :]
     if observation == "structured":
-        frames = suit_frames(rules)
+        frames = t.frames
         t.structured = True
         # The 8 frames, then the identity: the "frame" of a decision taken in absolute ids (an opponent of
         # SingleSeatVectorEnv, whose decisions nobody encodes), so that every id maps through one table.
@@ -180,4 +179,5 @@ def kernel_tables(rules: Rules, observation: str) -> KernelTables:
         t.to_abs = np.stack([*(f.action_to_absolute for f in frames), identity]).astype(np.int64)
         t.to_canonical = np.stack([*(f.action_to_canonical for f in frames), identity]).astype(np.int64)
         t.card_to_canonical = np.stack([*(f.card_to_canonical for f in frames), np.arange(n)]).astype(np.int64)
+    t.kernel = t.bundle()
     return t

@@ -23,10 +23,10 @@ actions through both envs and compares every observation, mask, reward and episo
   the search agents, OpenSpiel's bots) plays on the slow path, one decision at a time in Python: its games keep a
   reference ``GameState`` in step and ask its agents (one per game and opponent seat from a spec string, reset at
   every episode from the stream ``[seed, 2]``) through :class:`~euchre_env.envs.mirror.SlowOpponents`, at
-  ``SingleSeatEnv``'s cost per decision. Where every game's opponent is ``rules``, a whole step (the learner's
-  moves, the opponents', the hands that end and the next deals) is one compiled call
-  (``RuleBasedVector.single_seat_step``); other opponents play in rounds, each round one batch of decisions and one
-  engine step.
+  ``SingleSeatEnv``'s cost per decision. Where every game's opponent has a compiled decision (the batch policy's
+  ``compiled_decision()``, ``agents.base.CompiledDecision``: ``rules``), a whole step (the learner's moves, the
+  opponents', the hands that end and the next deals) is one compiled call (:mod:`euchre_env.envs.whole_step`);
+  other opponents play in rounds, each round one batch of decisions and one engine step.
 - Spaces: ``single_observation_space`` is the ``observation`` option's ``Box`` (``"absolute"`` or
   ``"structured"``, as the AEC env shows it), ``single_action_space`` ``Discrete(num_actions)``; batched,
   ``observation_space`` and ``action_space`` (``MultiDiscrete``). With ``"structured"`` the masks and the ids
@@ -73,6 +73,7 @@ from euchre_env.envs.episodes import AUTO, check_reset_options
 from euchre_env.envs.learner_account import DEALT_AGAIN, LEARNER_END, account_hands, learner_decisions
 from euchre_env.envs.mirror import MirroredPolicy, SlowOpponents
 from euchre_env.envs.vector import VectorEuchre
+from euchre_env.envs.whole_step import Learner, WholeStep
 from euchre_env.game.errors import check_choice
 from euchre_env.game.rules import resolve_rules
 from euchre_env.game.seats import NUM_SEATS, team_of, team_seats
@@ -151,8 +152,9 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
         self._acting = np.zeros(self.num_envs, np.int64)  # the learner seat of each game's current decision
         self._mask: np.ndarray | None = None
         self._started = False
-        self._whole_steps = True  # an opponent's compiled whole step where it has one (False: rounds of Python; a
-        # benchmark times both ways: experiments/compare_whole_step.py)
+        self._whole_steps = True  # the compiled whole step where the opponent has a compiled decision (False:
+        # rounds of Python; a benchmark times both ways: experiments/compare_whole_step.py)
+        self._whole: WholeStep | bool | None = None  # _whole_step's, once made (False: the opponent has none)
 
     # ------------------------------------------------------------------ queries
     def opponent_of(self, g: int) -> str:
@@ -232,13 +234,18 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
         pass
 
     # ------------------------------------------------------------------ internals
-    def _whole_step(self) -> Any:
-        """The opponent's compiled whole step (the rule-based twin's), where every game has that one opponent."""
-        if self._whole_steps and len(self._policies) == 1:
-            return getattr(self._policies[0], "single_seat_step", None)
-        return None
+    def _whole_step(self) -> WholeStep | None:
+        """The whole step against the opponent's compiled decision, where every game has that one opponent and it
+        has one (``BatchPolicy.compiled_decision``, ``agents.base``); made on the first step and kept."""
+        if not (self._whole_steps and len(self._policies) == 1):
+            return None
+        if self._whole is None:
+            hook = getattr(self._policies[0], "compiled_decision", None)
+            decision = hook() if hook is not None else None
+            self._whole = False if decision is None else WholeStep(self.venv, decision)
+        return self._whole or None
 
-    def _step_whole(self, whole: Any, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+    def _step_whole(self, whole: WholeStep, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
                                                              dict[str, Any]]:
         """:meth:`step` as one compiled call: the learner's moves, the opponents', the hands that end (accounted
         by ``learner_account`` as in the rounds) and their next deals, as the engine's ends of hands deal them."""
@@ -250,8 +257,8 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
         rewards = np.empty(n, np.float32)
         ends = _Ends(n, venv.obs_size)
         ends.final_obs = np.zeros((n, venv.obs_size), np.float32)  # calloc: the rows no episode end writes are free
-        whole(actions, self._observe, self._team, rewards, self._pending, self._decided, self._acting,
-              ends.terminated, ends.truncated, ends.has_final, ends.final_obs)
+        whole(actions, Learner(self._observe, self._team, rewards, self._pending, self._decided, self._acting,
+                               ends.terminated, ends.truncated, ends.has_final, ends.final_obs))
         self._mask = venv.masks()
         return venv.observations(), rewards, ends.terminated, ends.truncated, self._infos(ends)
 

@@ -36,23 +36,28 @@ game changes. Every preset and rules option is supported (keywords as ``euchre_e
 runs the parallel kernels on Numba's threading layer, and under OpenMP, its default, a process that has
 run them can no longer ``fork`` (``docs/vector.md``).
 
-The rules are the reference engine's, ported to arrays in :mod:`euchre_env.compiled.kernels` (compiled with
-Numba once per install and cached on disk, announced on stderr; the times are in docs/vector.md#compilation)
-and proven equal by a differential test against the engine and its observers.
+The rules are the reference engine's, ported to arrays in :mod:`euchre_env.compiled` (compiled with Numba once
+per install and cached on disk, announced on stderr; the times are in docs/vector.md#compilation) and proven
+equal by a differential test against the engine and its observers. :attr:`VectorEuchre.engine` hands the live
+state, tables and buffers to compiled readers and drivers of the games (one :class:`Engine`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numba
 import numpy as np
 
-from euchre_env.compiled import kernels as K
-from euchre_env.compiled.builds import SLICES_PER_THREAD, start_thread_pool
+from euchre_env.compiled import batch
+from euchre_env.compiled import layout as K
+from euchre_env.compiled.builds import SLICES_PER_THREAD, FastCall, start_thread_pool
+from euchre_env.compiled.deal import shuffled_deals
+from euchre_env.compiled.layout import DealBuffers, Episodes, GameArrays, HandEnds, Scratch, Tables
 from euchre_env.compiled.seeding import reseed
-from euchre_env.compiled.tables import hand_result, kernel_tables
+from euchre_env.compiled.tables import KernelTables, hand_result, kernel_tables
 from euchre_env.envs.episodes import AUTO, REWARDS, check_episode_args, check_reset_options
 from euchre_env.game.actions import action_table
 from euchre_env.game.cards import SUITS
@@ -67,6 +72,26 @@ from euchre_env.views.structured import OBSERVATIONS, StructuredObserver, suit_f
 VECTOR_EPISODE = "hand"  # short episodes by default, as the single-seat training view
 RESET_OPTIONS = ("deals",)
 VECTOR_OBSERVATIONS = (*OBSERVATIONS, "none")  # "none": masks and seats only, for search and engine-speed users
+
+
+@dataclass(frozen=True)
+class Engine:
+    """A vector env's games as compiled code reads and drives them (:attr:`VectorEuchre.engine`).
+
+    ``arrays`` and the buffers are the live ones, not copies: they change with every step and are read-only (writing
+    to them corrupts the games), except to a compiled driver that plays the games with the engine's own kernels
+    (the single-seat whole step, :mod:`euchre_env.envs.whole_step`): it must leave each game as
+    :meth:`VectorEuchre.step_games` would, and a hand that ends as the env's ends of hands leave it
+    (``compiled.batch.hand_outcome``, ``compiled.deal.stream_uniforms`` then ``deal_on``)."""
+
+    arrays: GameArrays  # the games' state (layout: euchre_env.compiled.layout)
+    tables: Tables  # the tables of the env's rules and observation, as the kernels take them
+    kernel_tables: KernelTables  # the same with their sizes and maps (raw_size, to_canonical, ...)
+    obs: np.ndarray  # float32 [num_envs, obs_size]: the step's observations
+    mask: np.ndarray  # bool [num_envs, num_actions]: the step's masks
+    raw: np.ndarray  # float32 [slices, ...]: the observer's scratch, a row per slice (a driver sizes its own as wide)
+    deals: DealBuffers  # the pack, each game's deal scratch and its stream of uniforms
+    episodes: Episodes  # the env's episode, reward and observation options, as numbers
 
 
 class VectorEuchre:
@@ -90,11 +115,13 @@ class VectorEuchre:
             raise ValueError(f"'threads' must be a positive int or None (every core), got {threads!r}")
         self.threads = threads
         serial = threads == 1
-        self._observe_games = K.observe_games_serial if serial else K.observe_games
-        self._step_all = K.step_all_serial if serial else K.step_all
-        self._step_games = K.step_games_serial if serial else K.step_games
-        self._start_hands = K.start_hands_serial if serial else K.start_hands
-        self._end_hands_kernel = K.end_hands_serial if serial else K.end_hands
+        # Each kernel through the machine code of its first call (builds.FastCall: no typing of the bundles at
+        # every call); every argument below is the env's own buffer or made C-ordered of a fixed dtype first.
+        self._observe_games = FastCall(batch.observe_games_serial if serial else batch.observe_games)
+        self._step_all = FastCall(batch.step_all_serial if serial else batch.step_all)
+        self._step_games = FastCall(batch.step_games_serial if serial else batch.step_games)
+        self._start_hands = FastCall(batch.start_hands_serial if serial else batch.start_hands)
+        self._end_hands_kernel = FastCall(batch.end_hands_serial if serial else batch.end_hands)
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"'num_envs' must be a positive int, got {num_envs!r}")
         check_choice("observation", observation, VECTOR_OBSERVATIONS)
@@ -122,7 +149,7 @@ class VectorEuchre:
         self._calls = np.full((n, self._tables.rounds, NUM_SEATS), -1, np.int16)
         self._obs = np.zeros((n, self.obs_size), np.float32)
         self._mask = np.zeros((n, self.num_actions), np.bool_)
-        # The kernels' scratch: one encoding row per slice of a batch (compiled.kernels._step_all).
+        # The kernels' scratch: one encoding row per slice of a batch (compiled.batch._step_all).
         slices = 1 if serial else SLICES_PER_THREAD * numba.config.NUMBA_NUM_THREADS
         self._raw = np.zeros((slices, self._tables.raw_size + self.num_actions), np.float32)
         extra = r.is_bid and r.joker  # Bid Euchre with the joker: the dealer takes the 25th card
@@ -130,6 +157,12 @@ class VectorEuchre:
         self._deal = np.zeros((n, NUM_SEATS, r.hand_size + extra), np.int16)  # each game's deal (scratch)
         self._streams = np.zeros(n, np.uint64)  # each game's uniforms for its next deals (kernels.stream_uniforms)
         self._uniforms = np.zeros((slices, len(self._pack) + 1), np.float64)  # a slice's draws for a deal (scratch)
+        # The kernels' arguments, bundled once (the arrays above are never replaced, except _obs: swap_observations).
+        self._arrays = GameArrays(self._st, self._hands, self._dealt, self._tc, self._ts, self._calls)
+        self._k = self._tables.kernel
+        self._deals = DealBuffers(self._pack, self._order, self._deal, self._streams)
+        self._scratch = Scratch(self._raw, self._uniforms)
+        self._episodes = Episodes(episode == "hand", int(self.max_hands or 0), reward == "win", observation != "none")
         self._started = False
 
     # ------------------------------------------------------------------ public API
@@ -168,11 +201,8 @@ class VectorEuchre:
         actions = self.check_actions(actions)
         self.use_threads()
         ended = np.zeros(self.num_envs, np.bool_)
-        t = self._tables
-        self._step_all(self._st, self._hands, self._dealt, self._tc, self._ts, self._calls, actions, ended,
-                       self._obs, self._mask, self._raw, t.opt, t.tab, t.akind, t.aarg, t.aalone, t.eff, t.power,
-                       t.rank, t.rnd, t.off, t.leader_at, t.card_at, t.rnd_off, t.rnd_width, t.col, t.perms,
-                       t.cands, t.ncands, t.to_abs, t.structured, self.observation != "none")
+        self._step_all(self._arrays, actions, ended, self._obs, self._mask, self._raw, self._k,
+                       self._episodes.with_obs)
         return self._after_step(np.flatnonzero(ended), self._every_seat)
 
     def _after_step(self, finished: np.ndarray, final_seats: np.ndarray
@@ -203,7 +233,7 @@ class VectorEuchre:
         if not self._started:
             raise ValueError("sample_legal() before reset()")
         out = np.empty(self.num_envs, np.int64)
-        pick = K.random_actions_serial if self.threads == 1 else K.random_actions
+        pick = batch.random_actions_serial if self.threads == 1 else batch.random_actions
         pick(self._mask, (self._rng if rng is None else rng).random(self.num_envs), out)
         return out
 
@@ -223,7 +253,7 @@ class VectorEuchre:
         games = np.asarray(games)
         if games.ndim != 1 or not np.issubdtype(games.dtype, np.integer) or games.dtype == np.bool_:
             raise ValueError(f"games must be a 1-d array of game indices, got shape {games.shape} of {games.dtype}")
-        games = games.astype(np.int64, copy=False)
+        games = np.ascontiguousarray(games, np.int64)
         if games.size and (games.min() < 0 or games.max() >= self.num_envs
                            or (games.size > 1 and not (np.diff(games) > 0).all())):
             raise ValueError(f"games must be ascending distinct indices in 0..{self.num_envs - 1}")
@@ -231,18 +261,15 @@ class VectorEuchre:
         if a.shape != games.shape or not (np.issubdtype(a.dtype, np.integer) and a.dtype != np.bool_):
             raise ValueError(f"actions must be {games.size} integer action ids (one per game stepped), got an array "
                              f"of shape {a.shape} and dtype {a.dtype}")
-        a = a.astype(np.int64, copy=False)
-        i = K.first_illegal(self._mask[games], a)
+        a = np.ascontiguousarray(a, np.int64)
+        observe = np.ascontiguousarray(observe, np.bool_)
+        i = batch.first_illegal(self._mask[games], a)
         if i >= 0:
             self._raise_illegal(int(games[i]), int(a[i]))
         self.use_threads()
         ended = np.zeros(games.size, np.bool_)
-        t = self._tables
-        self._step_games(self._st, self._hands, self._dealt, self._tc, self._ts, self._calls, games, a, ended,
-                         observe, t.identity_frame, self._obs, self._mask, self._raw, t.opt, t.tab, t.akind, t.aarg,
-                         t.aalone, t.eff, t.power, t.rank, t.rnd, t.off, t.leader_at, t.card_at, t.rnd_off,
-                         t.rnd_width, t.col, t.perms, t.cands, t.ncands, t.to_abs, t.structured,
-                         self.observation != "none")
+        self._step_games(self._arrays, games, a, ended, observe, self._obs, self._mask, self._raw, self._k,
+                         self._episodes.with_obs)
         return self._after_step(games[ended], observe)
 
     def seats(self) -> np.ndarray:
@@ -317,27 +344,12 @@ class VectorEuchre:
         """``int [num_envs, 2]``: each game's score (team 0, team 1)."""
         return self._st[:, K.SC:K.SC + 2].copy()
 
-    def state_arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """The live state ``(st, hands, dealt, tc, ts, calls)`` in the layout of :mod:`euchre_env.compiled.kernels`,
-        for compiled readers of many games (``euchre_env.agents.rule_based.compiled``). Not copies: they change
-        with every step, and they are read-only (writing to them corrupts the games), except to a compiled driver
-        that plays the games with the engine's own kernels (:meth:`driver_buffers`)."""
-        return self._st, self._hands, self._dealt, self._tc, self._ts, self._calls
-
-    def driver_buffers(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any]:
-        """``(obs, mask, raw, tables)``: the step's output buffers, the observer's scratch (one row per slice of a
-        batch; a driver that runs its own slices sizes its own rows as wide) and the kernel tables,
-        for a compiled driver that plays games itself with the engine's own kernels (the rule-based twin's whole
-        single-seat step, ``RuleBasedVector.single_seat_step``): it must leave each game as :meth:`step_games`
-        would, and a hand that ends as the ends of hands here leave it (``compiled.kernels.hand_outcome``,
-        ``deal_on``)."""
-        return self._obs, self._mask, self._raw, self._tables
-
-    def deal_buffers(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """``(pack, order, deal, streams)``: the pack (card ids), each game's scratch rows for shuffling and laying
-        out a deal and each game's stream of uniforms for its next deals, for a compiled driver that ends hands and
-        deals on itself as the env does (``compiled.kernels.stream_uniforms`` then ``deal_on``)."""
-        return self._pack, self._order, self._deal, self._streams
+    @property
+    def engine(self) -> Engine:
+        """The games as compiled code reads and drives them: the live state, the tables, the step's buffers and the
+        deal buffers, in one :class:`Engine` (see there what may be written)."""
+        return Engine(self._arrays, self._k, self._tables, self._obs, self._mask, self._raw, self._deals,
+                      self._episodes)
 
     # ------------------------------------------------------------------ checks
     def _check_reset_options(self, options: Any) -> list[dict[str, Any]] | None:
@@ -364,8 +376,8 @@ class VectorEuchre:
         if a.shape != (self.num_envs,) or not (np.issubdtype(a.dtype, np.integer) and a.dtype != np.bool_):
             raise ValueError(f"actions must be {self.num_envs} integer action ids (one per game), got an array of "
                              f"shape {a.shape} and dtype {a.dtype}")
-        a = a.astype(np.int64, copy=False)
-        g = K.first_illegal(self._mask, a)
+        a = np.ascontiguousarray(a, np.int64)
+        g = batch.first_illegal(self._mask, a)
         if g >= 0:
             self._raise_illegal(g, int(a[g]))
         return a
@@ -386,11 +398,7 @@ class VectorEuchre:
 
     def _observe(self, games: np.ndarray) -> None:
         """The observation and mask of ``games`` (the others' are already written by the step)."""
-        t = self._tables
-        self._observe_games(self._st, self._hands, self._dealt, self._tc, self._ts, self._calls, games, self._obs,
-                            self._mask, self._raw, t.opt, t.tab, t.akind, t.aarg, t.eff, t.power, t.rank, t.off,
-                            t.leader_at, t.card_at, t.rnd_off, t.rnd_width, t.col, t.perms, t.cands, t.ncands, t.to_abs,
-                            t.structured, self.observation != "none")
+        self._observe_games(self._arrays, games, self._obs, self._mask, self._raw, self._k, self._episodes.with_obs)
 
     def use_threads(self) -> None:
         """Numba's pool started and sized for this env's ``threads`` (nothing for one thread): called before a
@@ -406,7 +414,7 @@ class VectorEuchre:
         extra = r.is_bid and r.joker  # Bid Euchre with the joker: the dealer takes the 25th card
         cards = np.full((k, NUM_SEATS, r.hand_size + extra), -1, np.int16)
         upcards = np.empty(k, np.int32)
-        K.shuffled_deals(self._rng.random((k, len(self._pack))), self._pack, dealers.astype(np.int64), r.hand_size,
+        shuffled_deals(self._rng.random((k, len(self._pack))), self._pack, dealers.astype(np.int64), r.hand_size,
                          extra, r.is_bid, cards, upcards)
         return cards, upcards
 
@@ -420,27 +428,21 @@ class VectorEuchre:
         return cards, upcards
 
     def _start(self, games: np.ndarray, cards: np.ndarray, upcards: np.ndarray) -> None:
-        t = self._tables
-        self._start_hands(self._st, self._hands, self._dealt, self._tc, self._ts, self._calls, games.astype(np.int64),
-                          cards, upcards, t.opt, t.printed)
+        self._start_hands(self._arrays, games.astype(np.int64), cards, upcards, self._k)
 
     def _end_hands(self, games: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray,
                    info: dict, final_seats: np.ndarray) -> None:
         """The hands of ``games`` ended: rewards, episode ends, the final observations of the seats
         ``final_seats[g]`` marks (zeros for the others), then every one deals on (the next hand, or a new game, its
         first seat to act observed if ``final_seats`` marks it), in one compiled pass
-        (``compiled.kernels.end_hands``)."""
+        (``compiled.batch.end_hands``)."""
         info["hand_result"] = _HandResults(self, games)  # snapshots the results before the next deal
         k = games.size
         slot = np.empty(k, np.int64)
         final = np.zeros((k, NUM_SEATS, self.obs_size), np.float32)  # calloc: untouched rows cost nothing
-        t = self._tables
-        self._end_hands_kernel(
-            self._st, self._hands, self._dealt, self._tc, self._ts, self._calls, games, self._streams, self._uniforms,
-            self._pack, self._order, self._deal, self.episode == "hand", self.max_hands or 0, self.reward_mode == "win",
-            rewards, done, truncated, slot, final, final_seats, t.identity_frame, self._obs, self._mask, self._raw,
-            t.opt, t.printed, t.tab, t.akind, t.aarg, t.eff, t.power, t.rank, t.off, t.leader_at, t.card_at, t.rnd_off,
-            t.rnd_width, t.col, t.perms, t.cands, t.ncands, t.to_abs, t.structured, self.observation != "none")
+        self._end_hands_kernel(self._arrays, games, self._deals, self._scratch, self._episodes,
+                               HandEnds(rewards, done, truncated, slot, final), final_seats, self._obs, self._mask,
+                               self._k)
         ended = slot >= 0
         info["final_index"] = games[ended]
         info["final_observation"] = final[:int(ended.sum())]

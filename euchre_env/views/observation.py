@@ -19,6 +19,8 @@ decision's observation and mask), the entries by tests/differential/test_observe
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from euchre_env.game.actions import action_table
@@ -29,6 +31,26 @@ from euchre_env.game.seats import NUM_SEATS, other_team, relative_seat, team_of
 from euchre_env.views.seat_view import SeatView
 
 SCORE_BOUND = 8.0  # scores are encoded as score / game_target, clipped to +-SCORE_BOUND
+
+
+class CallRound(NamedTuple):
+    """One calling round's block: a row per relative seat, a column per action of the round."""
+
+    phase: Phase
+    offset: int  # the block's offset
+    width: int  # columns per seat
+    columns: dict[int, int]  # action id -> its column
+
+
+class EncodingLayout(NamedTuple):
+    """Where :meth:`Observer.encode` writes each thing: the public layout a second encoder (the compiled one,
+    :mod:`euchre_env.compiled.tables`) reads, so that it re-derives nothing."""
+
+    blocks: dict[str, tuple[int, int]]  # block name -> (offset, size), as Observer.layout
+    size: int
+    rounds: tuple[CallRound, ...]  # the calling rounds the observation records, in layout order
+    leader_at: tuple[int, ...]  # [trick] -> offset of its leader's one-hot (relative seats)
+    card_at: tuple[tuple[int, ...], ...]  # [trick][relative seat] -> offset of that seat's card one-hot
 
 
 class Observer:
@@ -102,6 +124,10 @@ class Observer:
         self._leader_at = tuple(first + k * self.trick_size for k in range(rules.tricks_per_hand))
         # [trick][relative seat] -> offset of that seat's card one-hot
         self._card_at = tuple(tuple(at + NUM_SEATS + q * n for q in range(NUM_SEATS)) for at in self._leader_at)
+        self.encoding = EncodingLayout(
+            dict(self.layout), self.size,
+            tuple(CallRound(p, at, width, dict(cols)) for p, (at, width, cols) in self._calls.items()),
+            self._leader_at, self._card_at)
 
     def encode(self, state: GameState | SeatView, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         """The observation of ``seat``; written into ``out`` when given."""

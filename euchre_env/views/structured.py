@@ -66,6 +66,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from itertools import permutations
+from typing import NamedTuple
 
 import numpy as np
 
@@ -155,6 +156,14 @@ def colour_relabellings(rules: Rules) -> tuple[Frame, ...]:
     return tuple(Frame(rules, tuple(p.index(s) for s in range(NUM_SUITS))) for p in perms)
 
 
+class FrameLayout(NamedTuple):
+    """The structured observation's frames, public: what a second encoder (:mod:`euchre_env.compiled.tables`)
+    gathers by. The absolute blocks' layout is the base observer's ``encoding``."""
+
+    sources: np.ndarray  # [8, size]: entry i of the encoding in frame f is entry sources[f, i] of the absolute one
+    candidates: tuple[tuple[int, ...], ...]  # [reference suit + 1] -> the frames that compete for the canonical one
+
+
 class StructuredObserver:
     """Encodes a :class:`GameState` (or a :class:`~euchre_env.views.seat_view.SeatView`) for one seat in its canonical
     suit frame; see the module docstring."""
@@ -201,6 +210,11 @@ class StructuredObserver:
         self._off = {name: off for name, (off, _) in self.layout.items()}
         self._rel = tuple(tuple(relative_seat(s, seat) for s in range(NUM_SEATS)) for seat in range(NUM_SEATS))
         self._scratch = np.zeros(self.size, np.float32)
+
+    @property
+    def frame_layout(self) -> FrameLayout:
+        """The frames as a second encoder reads them (:class:`FrameLayout`)."""
+        return FrameLayout(self._perm, tuple(self._candidates[ref] for ref in range(-1, NUM_SUITS)))
 
     @property
     def sources(self) -> np.ndarray:

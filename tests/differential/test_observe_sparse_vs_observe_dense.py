@@ -14,7 +14,7 @@ from tests.differential.kernels_vs_engine import RULE_SETS, rules_of
 
 def _sparse(venv, games, slices, parallel):
     t = kernel_tables(venv.rules, venv.observation)
-    st, hands, dealt, tc, ts, calls = venv.state_arrays()
+    arrays = venv.engine.arrays
     size = venv.obs_size
     width = -(-size // 8) * 8
     rows = np.zeros((slices, width), np.float32)
@@ -25,9 +25,7 @@ def _sparse(venv, games, slices, parallel):
     col = np.full(len(games) * width, -1, np.int32)
     val = np.zeros(len(games) * width, np.float32)
     kernel = K.observe_games_sparse if parallel else K.observe_games_sparse_serial
-    kernel(st.copy(), hands, dealt, tc, ts, calls, games, slices, size, rows, mask, raw, ptr, col, val, t.opt, t.tab,
-           t.akind, t.aarg, t.eff, t.power, t.rank, t.off, t.leader_at, t.card_at, t.rnd_off, t.rnd_width, t.col,
-           t.perms, t.cands, t.ncands, t.to_abs, t.structured)
+    kernel(arrays._replace(st=arrays.st.copy()), games, slices, size, rows, mask, raw, ptr, col, val, t.kernel)
     return ptr, col, val, mask
 
 

@@ -70,9 +70,9 @@ def compare(name: str, decisions: int, num_envs: int = 16, seed: int = 0, observ
     compared: Counter = Counter()
     while sum(compared.values()) < decisions:
         order = rng.permutation(num_envs)
-        frames = venv.state_arrays()[0][:, K.FRAME].copy()
+        frames = venv.engine.arrays.st[:, K.FRAME].copy()
         got = dict(zip(order.tolist(), scripted.actions(order).tolist()))
-        assert np.array_equal(venv.state_arrays()[0][:, K.FRAME], frames), f"{name}: actions() changed a frame"
+        assert np.array_equal(venv.engine.arrays.st[:, K.FRAME], frames), f"{name}: actions() changed a frame"
         actions = np.zeros(num_envs, np.int64)
         for g, ref in enumerate(refs):
             assert seat[g] == ref.current_player, f"{name} game {g}: seat {seat[g]} vs {ref.current_player}"
@@ -133,7 +133,7 @@ def test_the_check_catches_a_wrong_choice(monkeypatch):
         out = actions(self, games)
         for i, g in enumerate(games):
             legal = np.flatnonzero(self._mask[g])
-            if self.venv.state_arrays()[0][g, K.PH] == Phase.PLAY and len(legal) > 1:
+            if self.venv.engine.arrays.st[g, K.PH] == Phase.PLAY and len(legal) > 1:
                 out[i] = legal[legal != out[i]][0]
                 break
         return out

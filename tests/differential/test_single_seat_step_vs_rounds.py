@@ -1,6 +1,6 @@
-"""The rule-based opponents' compiled whole step of ``SingleSeatVectorEnv`` (``RuleBasedVector.single_seat_step``, which
-inlines ``euchre_env.envs.learner_account``) against the env's rounds of Python decisions and engine steps, which
-call the same account from Python: the same games, deal for deal."""
+"""The compiled whole step of ``SingleSeatVectorEnv`` (:mod:`euchre_env.envs.whole_step`, which inlines
+``euchre_env.envs.learner_account`` and takes the rule-based opponents' compiled decision) against the env's rounds of
+Python decisions and engine steps, which call the same account from Python: the same games, deal for deal."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ def test_the_rule_based_whole_step_plays_what_the_python_rounds_play(monkeypatch
     engine steps it replaces play the same games, deal for deal (both deal from each game's stream), over
     multi-hand episodes, win rewards and a hand limit too; so does its parallel build, in slices from 256 games."""
     from euchre_env.agents.rule_based import compiled
+    from euchre_env.envs import whole_step
 
     def run(whole: bool, threads: int) -> list[np.ndarray]:
         envs = SingleSeatVectorEnv("knock", num_envs=300, learner=learner, opponents="rules", observation="structured",
@@ -38,12 +39,11 @@ def test_the_rule_based_whole_step_plays_what_the_python_rounds_play(monkeypatch
         for _ in range(40):
             obs, rewards, terminated, truncated, infos = envs.step(random_actions(infos, rng))
             out += [obs, rewards, terminated, truncated, infos["seat"], infos.get("final_obs", np.zeros(0))]
-        return [*out, envs.venv.scores(), envs.venv.state_arrays()[2]]
+        return [*out, envs.venv.scores(), envs.venv.engine.arrays.dealt]
 
     calls = []
-    step = compiled.RuleBasedVector.single_seat_step
-    monkeypatch.setattr(compiled.RuleBasedVector, "single_seat_step",
-                        lambda self, *args: calls.append(1) or step(self, *args))
+    step = whole_step.WholeStep.__call__
+    monkeypatch.setattr(whole_step.WholeStep, "__call__", lambda self, *args: calls.append(1) or step(self, *args))
     rounds = run(False, 1)
     assert not calls
     sliced = run(True, 2)  # 300 games: the parallel build, in slices

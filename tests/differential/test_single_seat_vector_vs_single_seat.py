@@ -47,7 +47,7 @@ class _Recorder:
 
     def actions(self, games: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         ids = self.policy.actions(games, mask, rng)
-        st, _, dealt, _, _, _ = self.venv.state_arrays()
+        st, dealt = self.venv.engine.arrays.st, self.venv.engine.arrays.dealt
         absolute = self.venv._tables.to_abs[st[games, K.FRAME], ids]
         for g, a in zip(games.tolist(), absolute.tolist()):
             self.log[g].append((dealt[g].tobytes(), a))

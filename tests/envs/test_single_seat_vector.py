@@ -28,7 +28,7 @@ def random_actions(infos: dict, rng: np.random.Generator) -> np.ndarray:
 
 
 def snapshot(envs: SingleSeatVectorEnv) -> list[np.ndarray]:
-    return [a.copy() for a in envs.venv.state_arrays()]
+    return [a.copy() for a in envs.venv.engine.arrays]
 
 
 def trajectory(envs: SingleSeatVectorEnv, seed: int, steps: int) -> list[np.ndarray]:

@@ -1,0 +1,167 @@
+"""The compiled engine's layout: one home for the numbers every kernel and every reader of its arrays shares.
+
+- :class:`GameArrays`: the state of a batch of games, one value (``st`` and the per-card arrays below);
+- :class:`Tables`: every table the kernels read, one named bundle (built by :mod:`euchre_env.compiled.tables`
+  from the game's and the views' modules);
+- the index constants of ``st``'s fields, of ``opt``, ``tab``, the action kinds and the observation offsets.
+
+The phases, the rubber bonus and the score bound are read from their reference modules
+(:mod:`euchre_env.game.phases`, :mod:`euchre_env.game.scoring`, :mod:`euchre_env.views.observation`), never
+retyped; Numba freezes them into the machine code, so the kernels' builds are keyed by a digest of those modules
+too (:data:`CORE_FILES`, :func:`euchre_env.compiled.builds.keyed`).
+
+State of game ``g`` (all ``int32`` unless said):
+
+- ``st[g, F]``: scalar fields, ``F`` one of the constants below (phase, seat to act, dealer, ...);
+- ``hands[g, seat, card]`` (int8): copies of each card id in each hand now; ``dealt`` the same as dealt;
+- ``tc[g, k, j]`` / ``ts[g, k, j]`` (int8): card and seat of the ``j``-th play of trick ``k`` (done tricks,
+  then the one in progress at ``k = st[g, NTR]`` with ``st[g, NCUR]`` cards);
+- ``calls[g, r, seat]`` (int16): the action id ``seat`` took in calling round ``r`` (-1: not spoken);
+  every seat speaks at most once a round, which is what the observation records.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import NamedTuple
+
+import numpy as np
+
+from euchre_env.game import phases as _phases
+from euchre_env.game import scoring as _scoring
+from euchre_env.game.phases import Phase
+from euchre_env.views import observation as _observation
+
+# ---- scalar fields of st[g, :] ------------------------------------------------------------------------
+PH, CUR, DEALER, UP, UPSUIT, UPTAKEN, TDOWN, TRUMP, MAKER, MALONE, DEFALONE = range(11)
+OUT = 11  # 11..14: seat sits out this hand
+SPK, DISC, NTR, NCUR = 15, 16, 17, 18  # speakers this round, discard (-1), tricks done, cards in the trick
+TW = 19  # 19, 20: tricks won per team
+SC = 21  # 21, 22: game score per team
+HANDNO = 23
+GW = 24  # 24, 25: games won (rubbers)
+RP = 26  # 26, 27: rubber points
+NREN, REN = 28, 29  # reneged seats in order: count, then 29..32
+CONTRACT, BIDDER, GIVEN, GIVENBACK = 33, 34, 35, 36  # Bid Euchre: contract as its bid rank (-1: none)
+WINNER, RMARGIN = 37, 38  # game (rubber) winner, -1 while playing; rubber margin
+RES_PTS = 39  # 39, 40: points of the hand just finished
+RES_SC = 41  # 41, 42: scores after it (the finished game's, for rubbers)
+THROWN, CLAIMANT, GWIN = 43, 44, 45  # 0 played / 1 all passed / 2 ace no face; claimant; game winner of it
+FRAME = 46  # structured observation: the canonical frame of the seat to act
+NF = 47
+
+# ---- phases: the engine's own values (plain ints: Numba compiles them as constants) ------------------------
+JOKER_SUIT, CALL1, DISCARD, CALL2, DEFEND, AUCTION, NAME_TRUMP, GIVE, GIVE_BACK, PLAY, HAND_OVER, GAME_OVER = (
+    int(Phase.JOKER_SUIT), int(Phase.CALL1), int(Phase.DISCARD), int(Phase.CALL2), int(Phase.DEFEND),
+    int(Phase.AUCTION), int(Phase.NAME_TRUMP), int(Phase.GIVE), int(Phase.GIVE_BACK), int(Phase.PLAY),
+    int(Phase.HAND_OVER), int(Phase.GAME_OVER))
+NUM_PHASES = len(Phase)
+
+SCORE_BOUND = float(_observation.SCORE_BOUND)
+RUBBER_BONUS = int(_scoring.RUBBER_BONUS)
+
+# ---- opt[:]: the rules as numbers -----------------------------------------------------------------
+O_BID, O_STICK, O_DPGA, O_DEFEND, O_PENALIZE, O_RUBBER, O_TARGET, O_MINUS = range(8)
+O_TRICKS, O_NIDS, O_JOKER, O_COPIES, O_NRANKS, O_JACK, O_QUEEN, O_KING, O_ACE = range(8, 17)
+NOPT = 17
+
+# ---- tab[:]: first ids of the action table's blocks (-1: absent) -------------------------------------
+T_PASS, T_ORDER, T_ORDER_ALONE, T_NAME, T_NAME_ALONE, T_DEFEND, T_DISCARD, T_PLAY, T_BID, T_GIVE, T_ANF = range(11)
+T_NBIDS, T_SIZE = 11, 12
+NTAB = 13
+
+# ---- action kinds (akind[a]); aarg[a] is the card, suit or bid rank -----------------------------------
+K_PASS, K_ORDER, K_NAME, K_DEFEND, K_DISCARD, K_PLAY, K_BID, K_GIVE, K_ANF = range(9)
+
+# ---- observation offsets off[:] (-1: no such block) --------------------------------------------------
+(B_PHASE, B_TO_ACT, B_DEALER, B_HAND, B_UPCARD, B_UPSUIT, B_FATE, B_DISCARD, B_GIVEN, B_GIVEN_BACK, B_TRUMP,
+ B_MAKER, B_OUT, B_TRICKS, B_TW, B_SCORES, B_RUBBER, B_CT, B_LED, B_WINNING, B_PWIN, B_PLAYED, B_UNSEEN,
+ B_VOIDS, B_TN, B_LEADS, B_BASE_SIZE, B_SIZE) = range(28)
+NOFF = 28
+# The observers' block names of the offsets above (B_BASE_SIZE and B_SIZE are sizes, not blocks).
+BLOCK_NAMES = ("phase", "to_act", "dealer", "hand", "upcard", "upcard_suit", "upcard_fate", "discard", "given",
+               "given_back", "trump", "maker", "sitting_out", "tricks", "tricks_won", "scores", "rubber",
+               "current_trick", "led_suit", "winning", "partner_winning", "played", "unseen", "voids",
+               "trick_number", "leads")
+
+
+class GameArrays(NamedTuple):
+    """The state of a batch of games (the module docstring says what each array holds)."""
+
+    st: np.ndarray  # int32 [games, NF]
+    hands: np.ndarray  # int8 [games, 4, cards]
+    dealt: np.ndarray  # int8 [games, 4, cards]
+    tc: np.ndarray  # int8 [games, tricks, 4]
+    ts: np.ndarray  # int8 [games, tricks, 4]
+    calls: np.ndarray  # int16 [games, rounds, 4]
+
+
+class Tables(NamedTuple):
+    """Every table the kernels read, for one rule set and one observation (:func:`euchre_env.compiled.tables.
+    kernel_tables` builds it). A new table is one field here and one line there."""
+
+    opt: np.ndarray  # int64 [NOPT]: the rules as numbers
+    tab: np.ndarray  # int64 [NTAB]: the action table's blocks
+    akind: np.ndarray  # int64 [actions]: each action's kind (K_*)
+    aarg: np.ndarray  # int64 [actions]: its card, suit or bid rank
+    aalone: np.ndarray  # int64 [actions]: alone (0 / 1)
+    eff: np.ndarray  # int64 [5, cards]: effective suit of each card under trump - 1 .. 3
+    power: np.ndarray  # int64 [4, cards]: trick power of each card under each trump
+    rank: np.ndarray  # int64 [cards]: rank index (-1: the joker)
+    printed: np.ndarray  # int64 [cards]: printed suit
+    rnd: np.ndarray  # int64 [phases]: the calling round a phase records into (-1: none)
+    off: np.ndarray  # int64 [NOFF]: the observation's block offsets
+    leader_at: np.ndarray  # int64 [tricks]: where each trick's leader is encoded
+    card_at: np.ndarray  # int64 [tricks, 4]: where each relative seat's card of a trick is encoded
+    rnd_off: np.ndarray  # int64 [rounds]: each calling round's block
+    rnd_width: np.ndarray  # int64 [rounds]: its columns a seat
+    col: np.ndarray  # int64 [rounds, actions]: an action's column in its round
+    perms: np.ndarray  # int64 [8, size]: each suit frame's source entries
+    cands: np.ndarray  # int64 [5, 8]: the candidate frames of each reference suit
+    ncands: np.ndarray  # int64 [5]: how many
+    to_abs: np.ndarray  # int64 [frames, actions]: a frame's id -> the absolute id
+    structured: bool  # the structured observation (else the absolute one)
+    identity: int  # the frame whose ids are the absolute ones
+
+
+class DealBuffers(NamedTuple):
+    """What dealing on needs: the pack, each game's scratch rows for a deal and each game's stream of uniforms."""
+
+    pack: np.ndarray  # int16 [cards in the pack]
+    order: np.ndarray  # int16 [games, cards in the pack]: a shuffled pack (scratch)
+    deal: np.ndarray  # int16 [games, 4, hand size (+1)]: a deal laid out (scratch)
+    streams: np.ndarray  # uint64 [games]: each game's stream state (kernels' stream_uniforms)
+
+
+class Scratch(NamedTuple):
+    """A batch kernel's scratch rows, one per slice of its games (builds.SLICES_PER_THREAD)."""
+
+    raw: np.ndarray  # float32 [slices, raw size + actions]: the absolute encoding, then the absolute mask
+    uniforms: np.ndarray  # float64 [slices, pack + 1]: a deal's uniforms
+
+
+class Episodes(NamedTuple):
+    """How a hand's end ends episodes and what the step encodes (the env's options, as numbers)."""
+
+    hand: bool  # every hand is an episode
+    max_hands: int  # hands after which an undecided game is cut (0: no limit)
+    win_reward: bool  # the reward is the game's result, not the hand's margin
+    with_obs: bool  # observations are encoded (not observation="none")
+
+
+class HandEnds(NamedTuple):
+    """What the ends of hands of one step write: per game, and per ended game the final observations' slot."""
+
+    rewards: np.ndarray  # float32 [games, 4]
+    done: np.ndarray  # bool [games]
+    truncated: np.ndarray  # bool [games]
+    slot: np.ndarray  # int64 [ended]: its row of final (-1: the episode goes on)
+    final: np.ndarray  # float32 [episodes ended, 4, obs size]
+
+
+# The source files whose contents Numba freezes into the core's machine code (its modules and the reference
+# values they read): the core's builds are keyed by their digest (builds.keyed).
+_HERE = os.path.dirname(__file__)
+CORE_FILES = (__file__, _phases.__file__, _scoring.__file__, _observation.__file__,
+              *(os.path.join(_HERE, name)
+                for name in ("rules.py", "scoring.py", "observe.py", "deal.py", "batch.py", "one_game.py")))
