@@ -17,6 +17,11 @@ agent's kernels, uniform random play, a network's batched forward pass. Self-pla
 ``SingleSeatVectorEnv`` find an agent's twin through :func:`batch_twin`, never by its type. A twin whose
 decision is compiled code also offers it (:class:`CompiledDecision`, through ``compiled_decision()``), and
 ``SingleSeatVectorEnv`` then plays its seats inside one compiled step.
+
+Names: the twin of ``<Name>Agent`` is ``<Name>BatchPolicy`` (``RandomBatchPolicy``, ``RuleBasedBatchPolicy``,
+``NeuralBatchPolicy``), its compiled decision ``<Name>Decision`` (``RuleBasedDecision``), and its equality test
+``tests/differential/test_<twin>_vs_<reference>.py``. ``RuleBasedVector`` is the rule-based kernels' own face
+(absolute ids, no frame), which ``RuleBasedBatchPolicy`` wraps.
 """
 
 from __future__ import annotations
@@ -58,7 +63,7 @@ class CompiledDecision(Protocol):
 
     A :class:`BatchPolicy` offers one with a method ``compiled_decision()`` (returning it, or None); the env asks
     for it where every game has that one opponent, and otherwise plays in rounds of :meth:`BatchPolicy.actions`.
-    The rule-based agent's twin has one (``agents.rule_based.compiled.RuleDecision``).
+    The rule-based agent's twin has one (``agents.rule_based.compiled.RuleBasedDecision``).
     """
 
     name: str  # names the driver's build made for this decision

@@ -1,6 +1,6 @@
 """Uniformly random legal play: the floor every other agent must beat.
 
-Compiled twin: :class:`UniformPolicy` (what ``batch_twin`` returns) and ``VectorEuchre.sample_legal``
+Compiled twin: :class:`RandomBatchPolicy` (what ``batch_twin`` returns) and ``VectorEuchre.sample_legal``
 (``euchre_env.compiled.kernels.random_actions``): the same distribution from the caller's stream, other draws by
 design, so no test compares them draw for draw; tests/differential/test_vector_euchre_vs_engine.py and
 tests/training/test_train.py check the distribution, and tests/differential/test_single_seat_vector_vs_single_seat.py
@@ -33,13 +33,13 @@ class RandomAgent:
             raise ValueError("RandomAgent.act: the action mask has no legal action (is it this seat's turn?)")
         return int(legal[self.rng.integers(legal.size)])
 
-    def batch_twin(self, rules: Any) -> type[UniformPolicy]:
+    def batch_twin(self, rules: Any) -> type[RandomBatchPolicy]:
         """Uniform legal play for many games at once (:class:`~euchre_env.agents.base.BatchPolicy`), drawn
         from the caller's stream: the same distribution as :meth:`act`, other draws."""
-        return UniformPolicy
+        return RandomBatchPolicy
 
 
-class UniformPolicy:
+class RandomBatchPolicy:
     """A uniformly random legal action per game, from the masks alone."""
 
     deterministic = False

@@ -127,6 +127,33 @@ def test_a_long_module_says_why_it_is_one():
     assert not unexplained, "split these, or say in the docstring 'Why one module': " + ", ".join(unexplained)
 
 
+# The compiled seam (issue 45): the twins' files stay the size of their references, and a kernel outside
+# compiled/ takes the engine's bundles (GameArrays, Tables, a policy's tables), not a wall of positional arguments.
+SEAM_LONG = 700
+WIDE_CALL = 12
+
+
+def test_the_compiled_layer_and_the_agents_have_no_file_over_700_lines():
+    long = [f"{p.relative_to(ROOT)}: {p.read_text().count(chr(10))} lines"
+            for folder in (ROOT / "euchre_env" / "compiled", ROOT / "agents") for p in folder.rglob("*.py")
+            if p.read_text().count("\n") > SEAM_LONG]
+    assert not long, "split by concern: " + ", ".join(long)
+
+
+def test_no_function_call_outside_compiled_takes_more_than_12_arguments():
+    # a function call, not a record's constructor (a class name: NamedTuple, dataclass, pyspiel.GameType)
+    wide = []
+    for path in source_files():
+        if "compiled" in path.relative_to(ROOT).parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Call) and len(node.args) + len(node.keywords) > WIDE_CALL:
+                name = ast.unparse(node.func).split(".")[-1]
+                if not name[:1].isupper():
+                    wide.append(f"{path.relative_to(ROOT)}:{node.lineno} {name}")
+    assert not wide, "pass the bundles (compiled.layout), not more than 12 arguments: " + ", ".join(wide)
+
+
 USER_MODULES = {
     "agents.py": "raise RuntimeError('the user agents.py was imported')\n",
     "evaluation.py": "raise RuntimeError('the user evaluation.py was imported')\n",

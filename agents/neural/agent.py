@@ -17,12 +17,11 @@ The checkpoint is read with ``torch.load(weights_only=True)`` and checked (forma
 fingerprint); the first decision also checks that the game's rules are the ones it was
 trained for, and fails with a message naming the differences otherwise.
 
-Compiled twin: :class:`NetworkPolicy` (made by :class:`NetworkTwin`, what ``batch_twin`` returns): one forward pass for
-many games of a ``VectorEuchre``, each seat encoded from the engine's arrays by the compiled observer
+Compiled twin: :class:`NeuralBatchPolicy` (made by :class:`NeuralBatchTwin`, what ``batch_twin`` returns): one forward
+pass for many games of a ``VectorEuchre``, each seat encoded from the engine's arrays by the compiled observer
 (``euchre_env.compiled.kernels.observe_games_sparse`` / ``observe_games_serial``). Proven equal by
-tests/differential/test_network_policy_vs_neural_agent.py (every decision), and in whole games by
-tests/differential/test_batch_play_vs_match.py and tests/differential/test_single_seat_vector_vs_single_seat.py.
-"""
+tests/differential/test_neural_batch_policy_vs_neural_agent.py (every decision), and in whole games by
+tests/differential/test_batch_play_vs_match.py and tests/differential/test_single_seat_vector_vs_single_seat.py. """
 
 from __future__ import annotations
 
@@ -185,11 +184,11 @@ class NeuralAgent:
         """Raise a CheckpointError unless the network was trained for ``rules``."""
         check_rules(self.source, self.rules, rules)
 
-    def batch_twin(self, rules: Rules) -> NetworkTwin:
+    def batch_twin(self, rules: Rules) -> NeuralBatchTwin:
         """This network deciding for many games of a ``VectorEuchre`` at once
         (:class:`~euchre_env.agents.base.BatchPolicy`); a CheckpointError if it was trained for other rules."""
         self.check_rules(rules)
-        return NetworkTwin(self)
+        return NeuralBatchTwin(self)
 
 
 def _reads_entries(layer: torch.nn.Module) -> bool:
@@ -198,18 +197,18 @@ def _reads_entries(layer: torch.nn.Module) -> bool:
         and layer.weight.device.type == "cpu"
 
 
-class NetworkTwin:
-    """Makes a :class:`NetworkPolicy` of an agent for a vector env; deterministic when the agent is greedy."""
+class NeuralBatchTwin:
+    """Makes a :class:`NeuralBatchPolicy` of an agent for a vector env; deterministic when the agent is greedy."""
 
     def __init__(self, agent: NeuralAgent) -> None:
         self.agent = agent
         self.deterministic = agent.greedy
 
-    def __call__(self, venv: Any) -> NetworkPolicy:
-        return NetworkPolicy(self.agent, venv)
+    def __call__(self, venv: Any) -> NeuralBatchPolicy:
+        return NeuralBatchPolicy(self.agent, venv)
 
 
-class NetworkPolicy:
+class NeuralBatchPolicy:
     """A network's decisions for the seat to act in many games at once: each seat encoded from the engine's arrays
     by the compiled observer of the network's own observation (whatever the env's), one forward pass for all.
 

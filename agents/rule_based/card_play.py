@@ -62,9 +62,12 @@ def _throw_less(a, b, rows, suits, pw, trump):
 
 
 @jit(inline="always")
-def _play(st, tc, ts, g, seat, hand, mask, ids, iopt, gone, cards, rows, eff, power):
+def _play(s, g, seat, hand, mask, p, gone, cards, rows):
     """``rule_based._play``: the candidate cards (following suit even when reneging is allowed), the cards still
-    out (no copy held or gone), the shown voids; then ``_PlayContext.follow`` or ``.lead``."""
+    out (no copy held or gone), the shown voids; then ``_PlayContext.follow`` or ``.lead``. ``s``: the games'
+    GameArrays, ``p``: the decisions' RuleTables."""
+    st, tc, ts = s.st, s.tc, s.ts
+    ids, iopt, eff, power = p.ids, p.iopt, p.eff, p.power
     trump = st[g, TRUMP]
     suits, pw = eff[trump + 1], power[trump]
     nids = iopt[I_NIDS]
@@ -87,10 +90,10 @@ def _play(st, tc, ts, g, seat, hand, mask, ids, iopt, gone, cards, rows, eff, po
     rows[:] = 0
     rows[TOP_OUT, :] = NOTHING_OUT
     for c in range(nids):
-        s = suits[c]
-        rows[HELD, s] += hand[c]
-        if iopt[I_COPIES] - hand[c] - gone[c] > 0 and pw[c] > rows[TOP_OUT, s]:
-            rows[TOP_OUT, s] = pw[c]
+        x = suits[c]
+        rows[HELD, x] += hand[c]
+        if iopt[I_COPIES] - hand[c] - gone[c] > 0 and pw[c] > rows[TOP_OUT, x]:
+            rows[TOP_OUT, x] = pw[c]
     active = 4 - st[g, OUT] - st[g, OUT + 1] - st[g, OUT + 2] - st[g, OUT + 3]
     for k in range(ntr + 1):  # infostate.shown_voids
         count = active if k < ntr else ncur

@@ -192,7 +192,7 @@ class RuleBasedVector:
                                            else "no rule for this phase"))
 
 
-class CompiledRuleBased:
+class RuleBasedBatchPolicy:
     """:class:`RuleBasedVector` as the rule-based agent's batch policy (:class:`~euchre_env.agents.base.BatchPolicy`):
     its choices in the vector env's action frame, and its compiled decision for the env's whole single-seat step
     (:class:`~euchre_env.agents.base.CompiledDecision`)."""
@@ -206,11 +206,11 @@ class CompiledRuleBased:
     def actions(self, games: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         return self.venv.to_canonical_batch(games, self.twin.actions(games))
 
-    def compiled_decision(self) -> RuleDecision:
-        return RuleDecision(self.twin)
+    def compiled_decision(self) -> RuleBasedDecision:
+        return RuleBasedDecision(self.twin)
 
 
-class RuleDecision:
+class RuleBasedDecision:
     """The agent's compiled decision as a driver takes it (:class:`~euchre_env.agents.base.CompiledDecision`)."""
 
     name = "rules"
@@ -269,4 +269,4 @@ def _ranking_arrays(cards) -> tuple[np.ndarray, np.ndarray]:
     return ranking, rlen
 
 
-__all__ = ["CompiledRuleBased", "RuleBasedVector", "rule_tables", "supports"]
+__all__ = ["RuleBasedBatchPolicy", "RuleBasedVector", "rule_tables", "supports"]

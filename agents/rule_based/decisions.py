@@ -150,8 +150,10 @@ def _on(mask, a):
 
 
 @jit(inline="always")
-def _call1(st, g, seat, hand, mask, ids, nogone, tmp, eff, power, ranking, rlen, upval, w, trump_value, ace_value):
-    """``rule_based._call1``: order the up-card's suit (alone or not) or pass."""
+def _call1(st, g, seat, hand, mask, p, nogone, tmp):
+    """``rule_based._call1``: order the up-card's suit (alone or not) or pass (``p``: the :class:`RuleTables`)."""
+    ids, eff, power, ranking, rlen, upval = p.ids, p.eff, p.power, p.ranking, p.rlen, p.upval
+    w, trump_value, ace_value = p.w, p.trump_value, p.ace_value
     trump = st[g, UPSUIT]
     upcard = st[g, UP]
     dealer = st[g, DEALER]
@@ -226,9 +228,11 @@ def _discard(hand, trump, ids, nogone, tmp, eff, power, ranking, rlen, w, trump_
 
 
 @jit(inline="always")
-def _joker_suit(st, g, hand, ids, nogone, tmp, eff, power, ranking, rlen, w, trump_value, ace_value):
+def _joker_suit(st, g, hand, p, nogone, tmp):
     """``rule_based._joker_suit``: the suit in which the hand, with the joker picked up and the best discard,
     is strongest (ties: the lowest suit)."""
+    ids, eff, power, ranking, rlen = p.ids, p.eff, p.power, p.ranking, p.rlen
+    w, trump_value, ace_value = p.w, p.trump_value, p.ace_value
     best = -1
     best_value = 0.0
     for x in range(NUM_SUITS):
@@ -240,8 +244,10 @@ def _joker_suit(st, g, hand, ids, nogone, tmp, eff, power, ranking, rlen, w, tru
 
 
 @jit(inline="always")
-def _auction(st, g, seat, hand, mask, ids, iopt, level_of, nogone, ranking, rlen, w, trump_value, ace_value):
+def _auction(st, g, seat, hand, mask, p, nogone):
     """``rule_based._auction``: moon, help, the cheapest plain bid the hand is worth, ace no face, or pass."""
+    ids, iopt, level_of, ranking, rlen = p.ids, p.iopt, p.level, p.ranking, p.rlen
+    w, trump_value, ace_value = p.w, p.trump_value, p.ace_value
     best, own = _best_suit(hand, True, mask, nogone, ranking, rlen, w, trump_value, ace_value)
     lost, n_trumps = alone_losers(hand, best, nogone, ranking, rlen)
     enough_trumps = n_trumps >= (iopt[I_TRICKS] + 1) // 2
@@ -280,11 +286,15 @@ def _give_back(trump, mask, ids, power):
 
 
 @jit
-def _decide_one(g, mask, st, hands, tc, ts, ids, iopt, level_of, eff, power, ranking, rlen, upval, w, trump_value,
-                ace_value, hand, tmp, gone, nogone, cards, rows):
+def _decide_one(g, mask, s, p, counts, rows):
     """The action of game ``g``'s seat to act (absolute id; ``mask``: its legal actions), or a code as
-    :func:`decide_games` writes it. Scratch: the card counts ``hand`` ... ``cards`` and the suit rows ``rows``
-    (``_play``)."""
+    :func:`decide` returns it. ``s``: the games' GameArrays, ``p``: the RuleTables; scratch: the card-count rows
+    ``counts`` (hand, tmp, gone, nogone, cards) and the suit rows ``rows`` (``_play``). A call, not inlined: the
+    bundles are read here, not in a caller's parallel loop body (compiled/batch.py)."""
+    st, tc = s.st, s.tc
+    ids, iopt, eff, power, ranking, rlen = p.ids, p.iopt, p.eff, p.power, p.ranking, p.rlen
+    w, trump_value, ace_value = p.w, p.trump_value, p.ace_value
+    hand, tmp, gone, nogone = counts[0], counts[1], counts[2], counts[3]
     nids = iopt[I_NIDS]
     n_legal = 0
     first = -1
@@ -297,40 +307,35 @@ def _decide_one(g, mask, st, hands, tc, ts, ids, iopt, level_of, eff, power, ran
                 break
     if n_legal <= 1:  # the only legal action (or none: NO_ACTION)
         return first
-    seat, p, trump = st[g, CUR], st[g, PH], st[g, TRUMP]
+    seat, phase, trump = st[g, CUR], st[g, PH], st[g, TRUMP]
     for c in range(nids):
-        hand[c] = hands[g, seat, c]
-    if p == PLAY:
-        a = _play(st, tc, ts, g, seat, hand, mask, ids, iopt, gone, cards, rows, eff, power)
-    elif p == CALL1:
-        a = _call1(st, g, seat, hand, mask, ids, nogone, tmp, eff, power, ranking, rlen, upval, w, trump_value,
-                   ace_value)
-    elif p == CALL2:
+        hand[c] = s.hands[g, seat, c]
+    if phase == PLAY:
+        a = _play(s, g, seat, hand, mask, p, gone, counts[4], rows)
+    elif phase == CALL1:
+        a = _call1(st, g, seat, hand, mask, p, nogone, tmp)
+    elif phase == CALL2:
         a = _call2(hand, mask, ids, _gone(st, tc, g, seat, gone), ranking, rlen, w, trump_value, ace_value)
-    elif p == DISCARD:
+    elif phase == DISCARD:
         a = _discard(hand, trump, ids, nogone, tmp, eff, power, ranking, rlen, w, trump_value, ace_value)
-    elif p == DEFEND:
+    elif phase == DEFEND:
         a = _defend(hand, trump, mask, ids, iopt, _gone(st, tc, g, seat, gone), eff, ranking, rlen, w,
                     trump_value, ace_value)
-    elif p == JOKER_SUIT:
-        a = _joker_suit(st, g, hand, ids, nogone, tmp, eff, power, ranking, rlen, w, trump_value, ace_value)
-    elif p == AUCTION:
-        a = _auction(st, g, seat, hand, mask, ids, iopt, level_of, nogone, ranking, rlen, w, trump_value,
-                     ace_value)
-    elif p == NAME_TRUMP:  # rule_based._name_trump
+    elif phase == JOKER_SUIT:
+        a = _joker_suit(st, g, hand, p, nogone, tmp)
+    elif phase == AUCTION:
+        a = _auction(st, g, seat, hand, mask, p, nogone)
+    elif phase == NAME_TRUMP:  # rule_based._name_trump
         best, _ = _best_suit(hand, True, mask, _gone(st, tc, g, seat, gone), ranking, rlen, w, trump_value,
                              ace_value)
         a = ids[A_NAME] + best
-    elif p == GIVE:  # rule_based._give
+    elif phase == GIVE:  # rule_based._give
         a = ids[A_GIVE] + best_discard(hand, trump, eff, power, ranking, rlen)
-    elif p == GIVE_BACK:
+    elif phase == GIVE_BACK:
         a = _give_back(trump, mask, ids, power)
     else:
         return NO_RULE
     return a if 0 <= a < mask.shape[0] and mask[a] else NOT_LEGAL
-
-
-
 
 
 @jit(inline="always")
@@ -339,7 +344,4 @@ def decide(p, scratch, c, g, mask, s):
     code (``NO_ACTION``, ``NOT_LEGAL``, ``NO_RULE``): ``p`` the :class:`RuleTables`, ``scratch`` the
     :class:`RuleScratch` (slice ``c``'s rows), ``s`` the games' :class:`~euchre_env.compiled.layout.GameArrays`.
     The signature of a compiled decision (``agents.base.CompiledDecision``)."""
-    cnt = scratch.counts[c]
-    return _decide_one(g, mask, s.st, s.hands, s.tc, s.ts, p.ids, p.iopt, p.level, p.eff, p.power, p.ranking,
-                       p.rlen, p.upval, p.w, p.trump_value, p.ace_value, cnt[0], cnt[1], cnt[2], cnt[3], cnt[4],
-                       scratch.suit_rows[c])
+    return _decide_one(g, mask, s, p, scratch.counts[c], scratch.suit_rows[c])

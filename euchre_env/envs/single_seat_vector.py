@@ -257,8 +257,8 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
         rewards = np.empty(n, np.float32)
         ends = _Ends(n, venv.obs_size)
         ends.final_obs = np.zeros((n, venv.obs_size), np.float32)  # calloc: the rows no episode end writes are free
-        whole(actions, Learner(self._observe, self._team, rewards, self._pending, self._decided, self._acting,
-                               ends.terminated, ends.truncated, ends.has_final, ends.final_obs))
+        whole(Learner(actions, self._observe, self._team, rewards, self._pending, self._decided, self._acting,
+                      ends.terminated, ends.truncated, ends.has_final, ends.final_obs))
         self._mask = venv.masks()
         return venv.observations(), rewards, ends.terminated, ends.truncated, self._infos(ends)
 

@@ -37,9 +37,10 @@ jit = keyed(DRIVER_FILES)
 
 
 class Learner(NamedTuple):
-    """The learner's side of a step: which seats it holds, and the env's accounts and this step's ends, written in
-    place (``learner_account`` says what each holds)."""
+    """The learner's side of a step: its actions, which seats it holds, and the env's accounts and this step's ends,
+    written in place (``learner_account`` says what each holds)."""
 
+    actions: np.ndarray  # int64 [num_envs]: this step's actions, in each game's frame (checked legal)
     observe: np.ndarray  # bool [num_envs, 4]: the learner's seats (their decisions are encoded)
     team: int  # the learner's team
     rewards: np.ndarray  # float32 [num_envs]
@@ -79,12 +80,13 @@ def _hand_over(g, learner, e, s, d, u, raw, t):
     deal_on(s, g, over, u, d, t)
 
 
-def _play_slice(c, lo, hi, actions, learner, scratch, s, d, e, obs, mask, t, tables, pscratch):
-    """The whole step of games ``lo:hi``, slice ``c`` of :func:`_single_seat_step`, its opponents deciding by
+def _play_slice(c, chunks, learner, scratch, s, d, e, obs, mask, t, tables, pscratch):
+    """The whole step of slice ``c`` of ``chunks`` (:func:`_single_seat_step`), its opponents deciding by
     ``decide`` (a global of this function's compiled copy: :func:`driver`) with the policy's ``tables`` and
     ``pscratch``.
     Compiled on its own and called once a slice: Numba's parallel loop body loses writes made through tuples."""
-    st = s.st
+    st, actions = s.st, learner.actions
+    lo, hi = batch.slice_of(st.shape[0], c, chunks)
     observe, codes, active, picks, amasks = learner.observe, scratch.codes, scratch.active, scratch.picks, \
         scratch.amasks
     size = t.off[B_SIZE]
@@ -127,8 +129,8 @@ def _play_slice(c, lo, hi, actions, learner, scratch, s, d, e, obs, mask, t, tab
         k = m
 
 
-def _single_seat_step(chunks, actions, learner, scratch, s, d, e, obs, mask, t, tables, pscratch):
-    """Every game ``g`` applies the learner's ``actions[g]`` (in its frame, legal), then plays on, its opponents
+def _single_seat_step(chunks, learner, scratch, s, d, e, obs, mask, t, tables, pscratch):
+    """Every game ``g`` applies the learner's ``learner.actions[g]`` (in its frame, legal), then plays on, its opponents
     deciding by the compiled decision, until a learner seat is to act, whose observation and mask are written
     (``obs[g]``, ``mask[g]``, ``learner.acting[g]``) as the engine's ``step_games`` writes them.
 
@@ -139,10 +141,8 @@ def _single_seat_step(chunks, actions, learner, scratch, s, d, e, obs, mask, t, 
     its learner's turn after another: that ran slower on one thread (docs/rule_based_twin.md).
     ``scratch.codes[g]``: 0, or the code of a decision that failed (a bug), the game left where it was. It
     allocates nothing."""
-    n = s.st.shape[0]
     for c in prange(chunks):  # (the policy's tables and scratch come apart: a parallel loop takes no nested tuple)
-        lo, hi = batch.slice_of(n, c, chunks)
-        play_slice(c, lo, hi, actions, learner, scratch, s, d, e, obs, mask, t, tables, pscratch)  # noqa: F821
+        play_slice(c, chunks, learner, scratch, s, d, e, obs, mask, t, tables, pscratch)  # noqa: F821
 
 
 _drivers: dict[Any, tuple[Any, Any]] = {}
@@ -169,9 +169,9 @@ class WholeStep:
         self._parallel, self._serial = (FastCall(k) for k in driver(decision))  # builds.FastCall: fixed types
         self._chunks = 0
 
-    def __call__(self, actions: np.ndarray, learner: Learner) -> None:
-        """One step of every game: the learner's ``actions`` (checked legal by the caller), the opponents', the
-        hands that end accounted into ``learner`` and dealt on."""
+    def __call__(self, learner: Learner) -> None:
+        """One step of every game: the learner's actions (``learner.actions``, checked legal by the caller), the
+        opponents', the hands that end accounted into ``learner`` and dealt on."""
         venv, decision = self.venv, self.decision
         engine = venv.engine
         n = venv.num_envs
@@ -186,7 +186,7 @@ class WholeStep:
                                           np.zeros((chunks, engine.raw.shape[1]), np.float32),
                                           np.zeros((chunks, engine.deals.pack.shape[0] + 1), np.float64))
             self._policy_scratch = decision.scratch(chunks)
-        kernel(chunks, actions, learner, self._scratch, engine.arrays, engine.deals, engine.episodes, engine.obs,
+        kernel(chunks, learner, self._scratch, engine.arrays, engine.deals, engine.episodes, engine.obs,
                engine.mask, engine.tables, decision.tables, self._policy_scratch)
         codes = self._scratch.codes
         if codes.min() < 0:  # a decision failed (a bug): the decision names it

@@ -1,4 +1,4 @@
-"""A greedy network's compiled twin (``NetworkPolicy``: the seats encoded from the engine's arrays by the compiled
+"""A greedy network's compiled twin (``NeuralBatchPolicy``: the seats encoded from the engine's arrays by the compiled
 observer, one forward pass for many games) against ``NeuralAgent`` (the seat's ``InfoState`` encoded by the Python
 observer), asked on a reference game kept in step (``euchre_env.envs.mirror.MirroredAgents``): the same action at
 every decision with more than one legal action, in random games, under both observations."""
