@@ -30,11 +30,13 @@ SINGLE_SEAT_BUILD = Family(
 
 
 def families() -> list[Family]:
-    """Every build, in the order a user meets them: the one game, the batched match, the batched envs."""
+    """Every build, in the order a user meets them: the one game, the batched match, the batched envs, PIMC's
+    double-dummy solver."""
+    from euchre_env.agents.search.double_dummy_compiled import DOUBLE_DUMMY_BUILD
     from euchre_env.compiled.game import GAME_BUILD
     from euchre_env.evaluation.batch_play import BATCH_PLAY_BUILD
 
-    return [GAME_BUILD, BATCH_PLAY_BUILD, VECTOR_BUILD, SINGLE_SEAT_BUILD]
+    return [GAME_BUILD, BATCH_PLAY_BUILD, VECTOR_BUILD, SINGLE_SEAT_BUILD, DOUBLE_DUMMY_BUILD]
 
 
 def _games(threads: int | None) -> int:

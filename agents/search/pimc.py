@@ -11,6 +11,11 @@ The game score (how close a team is to the target) is not taken into account.
 Play: each legal card is valued by the double-dummy solver (:mod:`euchre_env.agents.search.double_dummy`)
 in each world.
 
+Solver: its compiled twin (:mod:`euchre_env.agents.search.double_dummy_compiled`, the same values, so the same
+actions) wherever it applies (one copy of each card) and its kernels are built or asked for
+(``use_compiled(DOUBLE_DUMMY_BUILD)``: until they are built, the Python solver, while a background process builds
+them; docs/compiling.md); the Python solver otherwise (the double deck, depth-limited).
+
 Other decisions (order / name / alone, defend alone, the dealer's discard, the joker's
 suit, Bid Euchre's bids, trump naming and give): in each world the hand is rebuilt as a
 ``GameState`` (the world's deal, then the public calls replayed, the dealer's discard
@@ -45,7 +50,9 @@ import numpy as np
 from euchre_env.agents.base import require_information_state
 from euchre_env.agents.rule_based.heuristics import trump_count, weakest_card
 from euchre_env.agents.search.double_dummy import DoubleDummy, hand_value
+from euchre_env.agents.search.double_dummy_compiled import DOUBLE_DUMMY_BUILD, CompiledDoubleDummy, supports
 from euchre_env.agents.search.worlds import WorldSampler, world_deal
+from euchre_env.compiled.builds import use_compiled
 from euchre_env.game.actions import BID, HELP, MOON, NAME, ORDER, PASS, action_table
 from euchre_env.game.cards import NUM_SUITS, follow_suit
 from euchre_env.game.engine import GameState, scoring_thresholds
@@ -152,7 +159,7 @@ class PIMCAgent:
 
     def reset(self, seed: int | None = None) -> None:
         self.seed = seed
-        self._solvers: dict[tuple[Any, int], DoubleDummy] = {}
+        self._solvers: dict[tuple[Any, int], DoubleDummy | CompiledDoubleDummy] = {}
 
     # ------------------------------------------------------------------ helpers
     def _rng(self, info: InfoState) -> np.random.Generator:
@@ -162,10 +169,16 @@ class PIMCAgent:
         return np.random.default_rng([0 if self.seed is None else int(self.seed) & 0xFFFFFFFF,
                                       zlib.crc32(key.encode())])
 
-    def _solver(self, deck: Any, trump: int) -> DoubleDummy:
+    def _solver(self, deck: Any, trump: int) -> DoubleDummy | CompiledDoubleDummy:
+        """The solver of ``deck`` and ``trump``: the compiled one where it applies and is built (a Python one
+        is replaced once it is), else the Python one (a new one when its tables grew too big)."""
         solver = self._solvers.get((deck, trump))
-        if solver is None or solver.cached_positions() > 400_000:
-            solver = self._solvers[(deck, trump)] = DoubleDummy(deck, trump)
+        if solver is None or isinstance(solver, DoubleDummy):
+            compiled = supports(deck) and use_compiled(DOUBLE_DUMMY_BUILD)
+            if compiled:
+                solver = self._solvers[(deck, trump)] = CompiledDoubleDummy(deck, trump)
+            elif solver is None or solver.cached_positions() > 400_000:
+                solver = self._solvers[(deck, trump)] = DoubleDummy(deck, trump)
         return solver
 
     def act(self, observation: Any, info: dict[str, Any]) -> int:
@@ -244,13 +257,22 @@ class PIMCAgent:
         return totals
 
     def _call_values(self, info: InfoState, legal: list[int], worlds, rng, depth: int | None) -> dict[int, float]:
+        """Each calling candidate's value summed over the worlds, each world's hand replayed to this decision."""
+        bases = []
+        for world in worlds:
+            deal, discard = world_deal(info, world, rng)
+            bases.append(self._replay(info, deal, discard))
+        return self._values_from(info, legal, bases, depth)
+
+    def _values_from(self, info: InfoState, legal: list[int], bases: list[GameState], depth: int | None
+                     ) -> dict[int, float]:
+        """Each calling candidate's value summed over ``bases`` (hands at this decision, every card known): the
+        candidate applied, the calls still to come taken by :func:`rollout_action`, then solved double-dummy."""
         rules = info.rules
         me = team_of(info.seat)
         totals = dict.fromkeys(legal, 0.0)
         thresholds = scoring_thresholds(rules)
-        for world in worlds:
-            deal, discard = world_deal(info, world, rng)
-            base = self._replay(info, deal, discard)
+        for base in bases:
             cache: dict[tuple, float] = {}
             for a in legal:
                 state = base.clone()

@@ -46,4 +46,5 @@ def test_compile_builds_then_skips_then_forces(one_build, tmp_path, capsys):
 
 
 def test_every_build_of_the_package_is_listed():
-    assert [f.name for f in compiling.families()] == ["game", "batch_play", "vector", "single_seat_vector"]
+    assert [f.name for f in compiling.families()] == ["game", "batch_play", "vector", "single_seat_vector",
+                                                     "double_dummy"]
