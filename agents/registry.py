@@ -34,6 +34,7 @@ _AGENTS: dict[str, tuple[str, str, str | None]] = {
     "random": ("euchre_env.agents.random_agent", "RandomAgent", None),
     "rules": ("euchre_env.agents.rule_based.agent", "RuleBasedAgent", None),
     "pimc": ("euchre_env.agents.search.pimc", "PIMCAgent", "worlds"),
+    "omniscient": ("euchre_env.agents.search.omniscient", "OmniscientAgent", None),
 }
 CHECKPOINT_SUFFIX = ".pt"
 OPENSPIEL_PREFIX = "openspiel:"  # OpenSpiel's bots: openspiel:KIND:ARG (two parameters, one maybe a path)

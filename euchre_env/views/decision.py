@@ -9,6 +9,10 @@ inputs everywhere and a wrong answer is reported the same way:
   and encoding it is most of a decision's cost);
 - ``info = {"action_mask": mask, "information_state": InfoState}``.
 
+One agent is shown more, by design: an agent that sets ``sees_every_hand = True`` (only
+:class:`~euchre_env.agents.search.omniscient.OmniscientAgent`, a ceiling for the diagnosis of an agent's
+strength, never a player) also gets ``info["game_state"]``, a copy of the true game.
+
 The mask is an ``int8`` array over the rule set's action table, 1 for the legal actions.
 """
 
@@ -55,6 +59,8 @@ def ask_agent(agent: Any, state: GameState, observer: Observer | None, name: str
     """
     needs = bool(getattr(agent, "needs_observation", True))
     observation, info = decision_inputs(state, observer, needs)
+    if getattr(agent, "sees_every_hand", False):  # the omniscient ceiling (module docstring)
+        info["game_state"] = state.clone()
     act = agent.act if callable(getattr(agent, "act", None)) else agent
     action = act(observation, info)
     legal = state.legal_actions()
