@@ -57,7 +57,7 @@ from numba import njit, types
 from numba.extending import intrinsic
 
 from euchre_env.agents.search.double_dummy import DoubleDummy
-from euchre_env.compiled.builds import Family
+from euchre_env.compiled.builds import Family, use_compiled
 from euchre_env.game.cards import NUM_SUITS, Deck, follow_suit
 from euchre_env.game.seats import NUM_SEATS, team_of
 
@@ -312,6 +312,23 @@ def _card_values(tab, cfg, tt, h, to_play, t_bits, t_seats, n_trick, values):
 def supports(deck: Deck) -> bool:
     """Whether :class:`CompiledDoubleDummy` serves ``deck``: one copy of each card, every card a bit of an int64."""
     return deck.copies == 1 and deck.size <= MAX_BITS
+
+
+MAX_PYTHON_POSITIONS = 400_000  # a Python solver's transposition table is dropped beyond this many positions
+
+
+def solver_for(deck: Deck, trump: int, current: DoubleDummy | CompiledDoubleDummy | None = None
+               ) -> DoubleDummy | CompiledDoubleDummy:
+    """The solver a search keeps for ``deck`` and ``trump``, given the one it has (``current``): the compiled one
+    where it applies and is built (a Python one is replaced once it is), else the Python one (a new one once its
+    table holds more than ``MAX_PYTHON_POSITIONS``). The one choice of solver for PIMC and the searches."""
+    if isinstance(current, CompiledDoubleDummy):
+        return current
+    if supports(deck) and use_compiled(DOUBLE_DUMMY_BUILD):
+        return CompiledDoubleDummy(deck, trump)
+    if current is None or current.cached_positions() > MAX_PYTHON_POSITIONS:
+        return DoubleDummy(deck, trump)
+    return current
 
 
 class CompiledDoubleDummy:

@@ -50,9 +50,8 @@ import numpy as np
 from euchre_env.agents.base import require_information_state
 from euchre_env.agents.rule_based.heuristics import trump_count, weakest_card
 from euchre_env.agents.search.double_dummy import DoubleDummy, hand_value
-from euchre_env.agents.search.double_dummy_compiled import DOUBLE_DUMMY_BUILD, CompiledDoubleDummy, supports
+from euchre_env.agents.search.double_dummy_compiled import CompiledDoubleDummy, solver_for
 from euchre_env.agents.search.worlds import WorldSampler, world_deal
-from euchre_env.compiled.builds import use_compiled
 from euchre_env.game.actions import BID, HELP, MOON, NAME, ORDER, PASS, action_table
 from euchre_env.game.cards import NUM_SUITS, follow_suit
 from euchre_env.game.engine import GameState, scoring_thresholds
@@ -170,15 +169,9 @@ class PIMCAgent:
                                       zlib.crc32(key.encode())])
 
     def _solver(self, deck: Any, trump: int) -> DoubleDummy | CompiledDoubleDummy:
-        """The solver of ``deck`` and ``trump``: the compiled one where it applies and is built (a Python one
-        is replaced once it is), else the Python one (a new one when its tables grew too big)."""
-        solver = self._solvers.get((deck, trump))
-        if solver is None or isinstance(solver, DoubleDummy):
-            compiled = supports(deck) and use_compiled(DOUBLE_DUMMY_BUILD)
-            if compiled:
-                solver = self._solvers[(deck, trump)] = CompiledDoubleDummy(deck, trump)
-            elif solver is None or solver.cached_positions() > 400_000:
-                solver = self._solvers[(deck, trump)] = DoubleDummy(deck, trump)
+        """The solver of ``deck`` and ``trump`` (:func:`~euchre_env.agents.search.double_dummy_compiled.solver_for`:
+        the compiled one where it applies and is built)."""
+        solver = self._solvers[(deck, trump)] = solver_for(deck, trump, self._solvers.get((deck, trump)))
         return solver
 
     def act(self, observation: Any, info: dict[str, Any]) -> int:

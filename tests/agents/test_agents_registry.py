@@ -20,8 +20,8 @@ BAD = [
     ("pimc:", ValueError, "agent spec 'pimc:': worlds must be an integer, e.g. 'pimc:50', got ''"),
     ("rules:3", ValueError, "agent spec 'rules:3': 'rules' takes no parameter (write 'rules')"),
     ("random:", ValueError, "agent spec 'random:': 'random' takes no parameter (write 'random')"),
-    ("wizard", UnknownAgentSpec, "unknown agent spec 'wizard'; known: pimc, random, rules (e.g. 'pimc:50'), "
-                                 "or a checkpoint path ending in .pt"),
+    ("wizard", UnknownAgentSpec, "unknown agent spec 'wizard'; known: omniscient, pimc, random, rules "
+                                 "(e.g. 'pimc:50'), or a checkpoint path ending in .pt"),
     ("", UnknownAgentSpec, "unknown agent spec ''"),
 ]
 
@@ -73,7 +73,7 @@ def test_a_checkpoint_spec_is_checked_for_the_file_only(tmp_path):
 
 
 def test_agent_names():
-    assert agent_names() == ["pimc", "random", "rules"]
+    assert agent_names() == ["omniscient", "pimc", "random", "rules"]
 
 
 def test_specs_and_the_package_need_no_torch(tmp_path):

@@ -1,0 +1,252 @@
+"""Anchored search: the network proposes, double-dummy values decide, on worlds the network finds likely.
+
+    agent = make_agent("anchored:32:checkpoints/knock_150m.pt")   # 32 worlds for the big decisions
+    agent = make_agent("anchored:checkpoints/knock_150m.pt")      # the default, 32
+
+The network-guided search (``search:N:CKPT``, :mod:`euchre_env.agents.search.guided`) values each candidate by
+rollouts of the same network it searches around, so the values share its mistakes and it overrules it in about
+1% of its decisions. ``AnchoredSearchAgent`` keeps the network as the prior and the belief but takes its values
+from a signal the network does not produce. At a decision with more than one legal action, reading only its
+seat's ``InfoState``:
+
+1. **Worlds** are drawn uniformly (:class:`~euchre_env.agents.search.worlds.WorldSampler`, as PIMC) and weighted
+   by the network's probability of every move the other seats made in them (the guided search's replay on a
+   ``VectorEuchre``, floored at ``BELIEF_FLOOR``; ``belief=False`` weighs them equally).
+2. **Values** are the seat team's points margin of the hand (``hand_value``: euchres and marches count), solved
+   double-dummy in each world. A card play: the double-dummy value of each legal card on the world's current
+   hands and the trick in progress. A calling decision (order / pass / alone, name, defend alone, the dealer's
+   discard): the candidate is applied, the greedy network takes the calling decisions still to come for every
+   seat (each from its own view of the world, on the batched engine) until play starts, then the hand is
+   solved double-dummy from the first lead. A hand thrown in is worth 0. Points only: unlike PIMC, no
+   tie-break on tricks, so a card that takes a trick more but no point more is no gain.
+3. **The network as prior**: its own action is played unless another action's weighted mean gain over it, on
+   the same worlds, has a lower confidence bound above zero (mean - ``z`` x standard error, the effective
+   sample size taken from the weights; ``z`` 1.64 by default, one-sided 95%); then the best such action.
+   ``z=-inf`` plays the argmax of the weighted means (the network kept on ties).
+4. **Budget**: ``worlds`` (N) worlds for calls, going alone, the discard and the hand's opening lead; N // 4
+   (at least 4, at most N) for the other card plays. ``searched`` and ``changed`` count the decisions searched
+   and overruled by kind: ``call``, ``alone`` (the defend-alone decision, or a call where the network makes
+   trump and going alone is open), ``discard``, ``lead``, ``play``.
+
+Cost per decision (``OMP_NUM_THREADS=1 python benchmarks/bench_pimc.py --agent
+anchored:32:checkpoints/knock_150m.pt --hands 8``, knock, all four seats, two cores busy with other jobs,
+2026-12-06): median 7 ms a card play (max 209 ms: an opening lead, 32 solves of the whole hand, about 160 ms),
+316 ms a calling decision (max 791 ms); ``search:32`` on the same run: 15 and 23 ms. A call pays for one
+double-dummy solve from the first lead per world and candidate (cached when two reach the same position).
+Those figures are the Python solver's; the solver is the one PIMC uses
+(:func:`~euchre_env.agents.search.double_dummy_compiled.solver_for`: the compiled twin once it is built).
+
+What it does not do: the double-dummy values see every card (PIMC's strategy fusion and its optimism, in the
+card play; the belief only moves which worlds count); the network's later calls are taken as they are (no
+search over them); the game score is ignored (every value is the hand's margin); Bid Euchre is refused in one
+line (the help exchange is not replayed), as is a spec with fewer than one world. Reproducible: each decision's
+generator is seeded from the agent's seed and the information state, as the guided search's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from euchre_env.agents.base import require_information_state
+from euchre_env.agents.neural.agent import NeuralAgent
+from euchre_env.agents.search.double_dummy import hand_value
+from euchre_env.agents.search.double_dummy_compiled import solver_for
+from euchre_env.agents.search.guided import GuidedSearchAgent
+from euchre_env.agents.search.worlds import World, WorldSampler, world_deal
+from euchre_env.compiled import layout as K
+from euchre_env.envs.vector import VectorEuchre
+from euchre_env.game.actions import NAME, ORDER, action_table
+from euchre_env.game.cards import follow_suit
+from euchre_env.game.phases import Phase
+from euchre_env.game.seats import NUM_SEATS, team_of
+from euchre_env.views.infostate import InfoState
+
+DEFAULT_WORLDS = 32
+DEFAULT_Z = 1.64  # one-sided 95%: leave the network only for a gain whose lower bound is above zero
+MIN_PLAY_WORLDS = 4  # the worlds of a card play other than the opening lead: N // 4, at least this
+EPS = 1e-9  # gains below this are ties
+
+
+def card_values(solver: Any, hands: Sequence[Sequence[int]], to_play: int, maker_team: int,
+                trick: Sequence[tuple[int, int]], out: Sequence[bool]) -> dict[int, float]:
+    """The makers' tricks from now on for each legal card of ``to_play``: the search's one call into a
+    double-dummy solver (:meth:`DoubleDummy.card_values`, or a twin with the same interface)."""
+    return solver.card_values(hands, to_play, maker_team, trick=trick, out=out)
+
+
+class AnchoredSearchAgent(GuidedSearchAgent):
+    """The network's action unless double-dummy values on belief-weighted worlds beat it; see the module
+    docstring."""
+
+    name = "anchored"
+    def __init__(self, checkpoint: str | NeuralAgent, worlds: int = DEFAULT_WORLDS, z: float = DEFAULT_Z,
+                 belief: bool = True, seed: int | None = None, name: str | None = None) -> None:
+        if isinstance(worlds, bool) or not isinstance(worlds, int) or worlds < 1:
+            raise ValueError(f"AnchoredSearchAgent: worlds must be an integer of at least 1, got {worlds!r}")
+        network = checkpoint if isinstance(checkpoint, NeuralAgent) else NeuralAgent(checkpoint)
+        if network.rules.is_bid:
+            raise ValueError(f"AnchoredSearchAgent: {network.source!r} plays Bid Euchre, which the search does not "
+                             "cover (the help exchange); use the checkpoint itself or pimc:N")
+        super().__init__(network, worlds, belief=belief, confidence=z, seed=seed, name=name)
+        self.z = float(z)
+        self._solvers: dict[int, Any] = {}  # by trump; exact values, so reuse across decisions changes nothing
+        self._table = action_table(self.rules)
+        self.last_worlds = 0  # the worlds of the last decision searched
+
+    def act(self, observation: Any, info: dict[str, Any]) -> int:
+        action, _ = self.search(require_information_state(info, "AnchoredSearchAgent"))
+        return action
+
+    def explain(self, observation: Any, info: dict[str, Any]) -> tuple[int, str]:
+        """``(action, why)``: the action :meth:`act` picks and the weighted mean margins it compared."""
+        state = require_information_state(info, "AnchoredSearchAgent")
+        action, values = self.search(state)
+        if values is None:
+            return action, "the only legal action"
+        strings = self._table.strings
+        shown = ", ".join(f"{strings[a]} {values[a]:+.2f}" for a in sorted(values, key=lambda a: (-values[a], a)))
+        return action, (f"double-dummy mean hand margin for your team over {self.last_worlds} weighted worlds: "
+                        f"{shown}")
+
+    # ------------------------------------------------------------------ the search
+    def kind(self, info: InfoState, mine: int) -> str:
+        """The decision's kind (``call``, ``alone``, ``discard``, ``lead``, ``play``) given the network's action."""
+        if info.phase == Phase.PLAY:
+            return "play" if info.tricks or info.trick else "lead"
+        if info.phase == Phase.DISCARD:
+            return "discard"
+        if info.phase == Phase.DEFEND:
+            return "alone"
+        acts = self._table.actions
+        if acts[mine].kind in (ORDER, NAME) and any(acts[a].alone for a in info.legal_actions):
+            return "alone"
+        return "call"
+
+    def budget(self, kind: str) -> int:
+        """The worlds a decision of ``kind`` gets."""
+        return self.worlds if kind != "play" else min(self.worlds, max(MIN_PLAY_WORLDS, self.worlds // 4))
+
+    def search(self, info: InfoState) -> tuple[int, dict[int, float] | None]:
+        """The action :meth:`act` plays at ``info`` and each candidate's weighted mean margin for the seat's team
+        (None: one legal action, nothing searched)."""
+        self.network.check_rules(info.rules)
+        legal = list(info.legal_actions)
+        if not legal:
+            raise ValueError("AnchoredSearchAgent.act: no legal action (is it this seat's turn?)")
+        if len(legal) == 1:
+            return legal[0], None
+        mine = self.network.act(None, {"information_state": info})
+        kind = self.kind(info, mine)
+        n = self.last_worlds = self.budget(kind)
+        rng = self._rng(info)
+        worlds, deals, discards = self.draw(info, n, rng)
+        if info.phase == Phase.PLAY:
+            candidates = self._honest(info, legal)
+            venv, policy = self._engine(n)
+            venv.reset(options={"deals": deals})
+            log_weight = self._replay(info, venv, policy, discards, 1)
+            per_world = self.play_values(info, candidates, worlds)
+        else:
+            candidates, k = legal, len(legal)
+            venv, policy = self._engine(n * k)
+            venv.reset(options={"deals": [d for d in deals for _ in range(k)]})
+            log_weight = self._replay(info, venv, policy, np.repeat(discards, k), k)
+            per_world = self._call_values(info, venv, policy, np.tile(candidates, n), rng).reshape(n, k)
+        weight = np.exp(log_weight - log_weight.max()) if self.belief else np.ones(n)
+        weight /= weight.sum()
+        values = {a: float(v) for a, v in zip(candidates, weight @ per_world)}
+        return self._gate(kind, mine, candidates, per_world, weight), values
+
+    def draw(self, info: InfoState, n: int, rng: np.random.Generator
+             ) -> tuple[list[World], list[dict[str, Any]], np.ndarray]:
+        """``n`` worlds, their deals and the dealer's discard in each (-1: none), drawn as the guided search does."""
+        sampler = WorldSampler(info)
+        worlds, deals, discards = [], [], []
+        for _ in range(n):
+            world = sampler.sample(rng)
+            deal, discard = world_deal(info, world, rng)
+            worlds.append(world)
+            deals.append(deal)
+            discards.append(-1 if discard is None else discard)
+        return worlds, deals, np.asarray(discards, np.int64)
+
+    def _gate(self, kind: str, mine: int, candidates: list[int], per_world: np.ndarray, weight: np.ndarray) -> int:
+        """The network's action unless another's mean gain over it has a lower confidence bound above zero."""
+        self.searched[kind] += 1
+        if mine in candidates:
+            diff = per_world - per_world[:, [candidates.index(mine)]]
+            mean = weight @ diff
+            se = np.sqrt(np.maximum(weight @ (diff - mean) ** 2, 0.0) * (weight @ weight))  # n_eff = 1 / sum w^2
+            lower = mean if self.z == -np.inf else mean - self.z * se
+            better = (mean > EPS) & (lower > EPS)
+            if not better.any():
+                return mine
+            choice = candidates[int(np.argmax(np.where(better, mean, -np.inf)))]
+        else:  # the network reneges (renege="penalize"): the solver values honest cards only
+            choice = candidates[int(np.argmax(weight @ per_world))]
+        self.changed[kind] += 1
+        return choice
+
+    def _honest(self, info: InfoState, legal: list[int]) -> list[int]:
+        """The legal cards that follow suit (a penalized renege is legal, and never valued)."""
+        base = self._table.play_base
+        suits = info.rules.deck_spec.effective_suits(info.trump)
+        cards = follow_suit([a - base for a in legal], suits[info.trick[0][1]] if info.trick else None, suits)
+        return [a for a in legal if a - base in set(cards)]
+
+    def _solver(self, trump: int) -> Any:
+        solver = self._solvers[trump] = solver_for(self.rules.deck_spec, trump, self._solvers.get(trump))
+        return solver
+
+    def play_values(self, info: InfoState, candidates: list[int], worlds: list[World]) -> np.ndarray:
+        """``[world, candidate]``: the seat team's margin of the hand when it plays each candidate card in each world
+        and everyone then plays double-dummy."""
+        rules, base = info.rules, self._table.play_base
+        maker_team, me = team_of(info.maker), team_of(info.seat)
+        solver = self._solver(info.trump)
+        out = np.empty((len(worlds), len(candidates)))
+        for i, world in enumerate(worlds):
+            made = card_values(solver, world.hands, info.seat, maker_team, info.trick, info.out)
+            for j, a in enumerate(candidates):
+                out[i, j] = hand_value(rules, info.tricks_won[maker_team] + made[a - base], maker_team, me,
+                                       info.contract, info.maker_alone, info.defender_alone >= 0)
+        return out
+
+    def _call_values(self, info: InfoState, venv: VectorEuchre, policy: Any, candidates: np.ndarray,
+                     rng: np.random.Generator) -> np.ndarray:
+        """Apply each game's candidate, let the network take every calling decision left until play starts, then
+        each game's margin for the seat's team, solved double-dummy from the first lead (0: thrown in)."""
+        margins = np.zeros(venv.num_envs)
+        observe = np.ones((venv.num_envs, NUM_SEATS), bool)
+        st = venv.engine.arrays.st
+        solved: dict[tuple, float] = {}
+        games, actions = np.arange(venv.num_envs), candidates
+        while games.size:
+            step_info = venv.step_games(games, actions, observe)[5]
+            games = games[~step_info["hand_over"][games]]  # a hand thrown in is worth nothing
+            playing = st[games, K.PH] == K.PLAY
+            for g in games[playing]:
+                margins[g] = self._leaf(info, venv, int(g), solved)
+            games = games[~playing]
+            if games.size:
+                actions = policy.actions(games, venv.masks(), rng)
+        return margins
+
+    def _leaf(self, info: InfoState, venv: VectorEuchre, g: int, solved: dict[tuple, float]) -> float:
+        """Game ``g`` at its first lead: the seat team's margin of the hand played double-dummy from there."""
+        arrays = venv.engine.arrays
+        row = arrays.st[g]
+        trump, maker_team, leader = int(row[K.TRUMP]), team_of(int(row[K.MAKER])), int(row[K.CUR])
+        out = tuple(bool(row[K.OUT + s]) for s in range(NUM_SEATS))
+        ids = np.arange(arrays.hands.shape[2])
+        hands = tuple(tuple(np.repeat(ids, arrays.hands[g, s]).tolist()) for s in range(NUM_SEATS))
+        key = (trump, maker_team, hands, leader, out)
+        made = solved.get(key)
+        if made is None:
+            values = card_values(self._solver(trump), hands, leader, maker_team, (), out).values()
+            made = solved[key] = max(values) if team_of(leader) == maker_team else min(values)
+        return hand_value(info.rules, made, maker_team, team_of(info.seat), None, bool(row[K.MALONE]),
+                          int(row[K.DEFALONE]) >= 0)

@@ -1,0 +1,150 @@
+"""The anchored search (``anchored:[N:]CKPT``): its spec, the one-action path, seeding, the confidence gate, the
+double-dummy values of a card play, and Bid Euchre refused."""
+
+from __future__ import annotations
+
+import math
+import os
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch", reason="the search plays a network: it needs the train extra (torch)")
+
+from euchre_env.agents.neural.agent import NeuralAgent
+from euchre_env.agents.registry import build_for_rules, check_spec, make_agent
+from euchre_env.agents.search.anchored import AnchoredSearchAgent
+from euchre_env.agents.search.double_dummy import DoubleDummy, hand_value
+from euchre_env.game.engine import GameState
+from euchre_env.game.phases import Phase
+from euchre_env.game.rules import Rules
+from euchre_env.game.seats import team_of
+from euchre_env.views.infostate import information_state
+
+CHECKPOINTS = os.path.join(os.path.dirname(__file__), "..", "..", "checkpoints")
+KNOCK = os.path.join(CHECKPOINTS, "knock.pt")
+BID = os.path.join(CHECKPOINTS, "bid.pt")
+
+
+def _decisions(seeds: range, every: int = 1, single: bool = False) -> list:
+    """Information states of random knock hands at every ``every``-th decision with a choice (``single``: the
+    decisions with one legal action instead)."""
+    rules = Rules.preset("knock")
+    rng = np.random.default_rng(0)
+    out, k = [], 0
+    for seed in seeds:
+        state = GameState(rules, seed)
+        while not state.hand_over:
+            legal = state.legal_actions()
+            if (len(legal) == 1) == single:
+                if k % every == 0:
+                    out.append(information_state(state, state.current))
+                k += 1
+            state.apply(int(rng.choice(legal)))
+    return out
+
+
+def test_the_spec_builds_the_agent_and_bad_input_is_one_line():
+    agent = make_agent(f"anchored:6:{KNOCK}", seed=1)
+    assert isinstance(agent, AnchoredSearchAgent) and agent.worlds == 6 and agent.name == f"anchored:6:{KNOCK}"
+    assert make_agent("anchored:knock.pt").worlds == 32  # a published checkpoint by name, the default worlds
+    assert agent.budget("call") == agent.budget("lead") == 6 and agent.budget("play") == 4
+    assert make_agent(f"anchored:64:{KNOCK}").budget("play") == 16
+    for spec, message in [(f"anchored:0:{KNOCK}", "worlds must be at least 1"),
+                          ("anchored:8:missing.pt", "no checkpoint file at 'missing.pt'")]:
+        for call in (check_spec, make_agent):
+            with pytest.raises(ValueError, match=message) as err:
+                call(spec)
+            assert "\n" not in str(err.value)
+    with pytest.raises(ValueError, match="worlds must be an integer of at least 1"):
+        AnchoredSearchAgent(KNOCK, worlds=0)
+
+
+def test_bid_euchre_is_refused_in_one_line():
+    with pytest.raises(ValueError, match="does not cover") as err:
+        build_for_rules(f"anchored:4:{BID}")
+    assert "\n" not in str(err.value)
+
+
+def test_one_legal_action_is_played_without_a_search():
+    agent = AnchoredSearchAgent(KNOCK, worlds=4, seed=0)
+    for info in _decisions(range(2), every=3, single=True):
+        assert agent.search(info) == (info.legal_actions[0], None)
+    assert not agent.searched and not agent.changed
+
+
+def test_a_seeded_search_repeats():
+    infos = _decisions(range(3), every=4)
+    first, second = (AnchoredSearchAgent(KNOCK, worlds=4, z=0.0, seed=7) for _ in range(2))
+    assert [first.search(i) for i in infos] == [second.search(i) for i in infos]
+    assert first.searched == second.searched and sum(first.searched.values()) == len(infos)
+
+
+def test_the_gate_keeps_the_network_unless_told_to_take_the_argmax():
+    """A huge z never leaves the network; z = -inf plays the best weighted mean (the network kept on ties)."""
+    infos = _decisions(range(4), every=2)
+    network = NeuralAgent(KNOCK)
+    stubborn = AnchoredSearchAgent(KNOCK, worlds=4, z=1e9, seed=2)
+    greedy = AnchoredSearchAgent(KNOCK, worlds=4, z=-math.inf, seed=2)
+    changed = 0
+    for info in infos:
+        mine = network.act(None, {"information_state": info})
+        assert stubborn.act(None, {"information_state": info}) == mine
+        action, values = greedy.search(info)
+        best = max(values.values())
+        assert values[action] >= best - 1e-9
+        assert action == mine or values[mine] < best - 1e-9
+        changed += action != mine
+    assert not stubborn.changed and sum(stubborn.searched.values()) == len(infos)
+    assert sum(greedy.changed.values()) == changed > 0
+    assert set(greedy.searched) <= {"call", "alone", "discard", "lead", "play"}
+
+
+def test_card_plays_are_valued_by_the_double_dummy_solver_in_their_world():
+    """One world: the values are the solver's tricks for each card, as the seat team's points margin."""
+    agent = AnchoredSearchAgent(KNOCK, worlds=1, seed=11)
+    base = agent._table.play_base
+    infos = [i for i in _decisions(range(6)) if i.phase == Phase.PLAY and i.trick]
+    distinct = 0
+    for info in infos:
+        _, values = agent.search(info)
+        [world], _, _ = agent.draw(info, 1, agent._rng(info))  # the same generator: the world the search drew
+        assert sorted(world.hands[info.seat]) == sorted(info.hand)
+        maker_team = team_of(info.maker)
+        tricks = DoubleDummy(info.rules.deck_spec, info.trump).card_values(world.hands, info.seat, maker_team,
+                                                                           trick=info.trick, out=info.out)
+        expected = {a: hand_value(info.rules, info.tricks_won[maker_team] + tricks[a - base], maker_team,
+                                  team_of(info.seat), None, info.maker_alone, info.defender_alone >= 0)
+                    for a in info.legal_actions}
+        assert values == expected
+        distinct += len(set(values.values())) > 1
+    assert len(infos) >= 10 and distinct >= 2  # some decisions where the card matters
+
+
+@pytest.mark.parametrize("preset, options", [
+    ("classic", {"joker": True}), ("classic", {"defend_alone": True}), ("multiplayer", {}),
+    ("knock", {"dealer_partner_must_go_alone": True}),
+])
+def test_every_decision_is_answered_legally(preset, options, tmp_path):
+    """The replay and the calling rollouts reach play (or a hand thrown in) in every rules option: the joker's
+    suit, defending alone, a partner sitting out; a small random network is enough for that."""
+    import torch
+
+    from euchre_env.agents.neural.checkpoint import model_payload, save_checkpoint
+    from euchre_env.agents.neural.network import PolicyNet
+    from euchre_env.game.actions import action_table
+    from euchre_env.views.structured import make_observer
+
+    rules = Rules.preset(preset, **options)
+    torch.manual_seed(0)
+    actor = PolicyNet(make_observer(rules, "structured").size, len(action_table(rules)), [8])
+    save_checkpoint(model_payload(actor, rules, "structured"), str(tmp_path / "net.pt"))
+    agent = AnchoredSearchAgent(str(tmp_path / "net.pt"), worlds=2, z=-math.inf, seed=3)
+    rng = np.random.default_rng(1)
+    for seed in range(3):
+        state = GameState(rules, seed)
+        while not state.hand_over:
+            action = agent.act(None, {"information_state": information_state(state, state.current)})
+            assert action in state.legal_actions()
+            state.apply(action if rng.random() < 0.5 else int(rng.choice(state.legal_actions())))
+    assert agent.searched["call"] + agent.searched["alone"] and agent.searched["play"], agent.searched
