@@ -8,8 +8,10 @@ over the AEC env) and ``tests/differential/test_reference_game_vs_compiled_game.
 The AEC env steps one game per call, so what it pays is Numba's dispatch, about 50 ns per array argument: with
 the batch's arrays a call would cost more than the rules. It passes five arrays instead, one per dtype, and the
 kernels cut the :class:`~euchre_env.compiled.layout.GameArrays` and the
-:class:`~euchre_env.compiled.layout.Tables` out of them (by as_strided: a reshape costs some 17 ns, a runtime
-check):
+:class:`~euchre_env.compiled.layout.Tables` out of them (reshaped slices). The per-decision kernels are built
+without the runtime's reference counting (``_nrt=False``; they allocate nothing): with it, the two dozen views of
+the bundles cost an atomic add and subtract each, which took 16% of the README loop's time (perf, 2026-12-06)
+and made the step 10-15% slower than before the bundles. ``as_strided`` needs the runtime, ``reshape`` does not.
 
 - ``st``  int32 [1, NF]: the scalar fields, as the batch's;
 - ``s8``  int8: hands, dealt, trick cards, trick seats (as the batch's, one game), then the mask;
@@ -24,7 +26,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numpy.lib.stride_tricks import as_strided
 
 from euchre_env.compiled.builds import keyed
 from euchre_env.compiled.deal import lay_out
@@ -79,16 +80,16 @@ def packed_sizes(tables: Any) -> tuple[int, int, int, int]:
     return 8 * n + 8 * k, 4 * int(tables.rounds), obs, obs + int(tables.raw_size) + len(tables.akind)
 
 
-@jit
+@jit(inline="always")
 def _t1(T, i):
     o = T[3 * i]
     return T[o:o + T[3 * i + 1] * T[3 * i + 2]]
 
 
-@jit
+@jit(inline="always")
 def _t2(T, i):
     o, r, c = T[3 * i], T[3 * i + 1], T[3 * i + 2]
-    return as_strided(T[o:o + r * c], shape=(r, c), strides=(8 * c, 8))
+    return T[o:o + r * c].reshape((r, c))
 
 
 @jit(inline="always")
@@ -106,13 +107,13 @@ def _unpack(st, s8, s16, f32, T):
     opt = _t1(T, P_OPT)
     n, k = opt[O_NIDS], opt[O_TRICKS]
     h, t = 4 * n, 4 * k
-    hands = as_strided(s8[:h], shape=(1, 4, n), strides=(h, n, 1))
-    dealt = as_strided(s8[h:2 * h], shape=(1, 4, n), strides=(h, n, 1))
-    tc = as_strided(s8[2 * h:2 * h + t], shape=(1, k, 4), strides=(t, 4, 1))
-    ts = as_strided(s8[2 * h + t:2 * h + 2 * t], shape=(1, k, 4), strides=(t, 4, 1))
+    hands = s8[:h].reshape((1, 4, n))
+    dealt = s8[h:2 * h].reshape((1, 4, n))
+    tc = s8[2 * h:2 * h + t].reshape((1, k, 4))
+    ts = s8[2 * h + t:2 * h + 2 * t].reshape((1, k, 4))
     mask = s8[2 * h + 2 * t:]
     rounds = T[3 * P_RND_OFF + 2]
-    calls = as_strided(s16[:4 * rounds], shape=(1, rounds, 4), strides=(8 * rounds, 8, 2))
+    calls = s16[:4 * rounds].reshape((1, rounds, 4))
     history = s16[4 * rounds:]
     off = _t1(T, P_OFF)
     size = off[B_SIZE] if T[P_STRUCTURED] != 0 else off[B_BASE_SIZE]
@@ -152,7 +153,7 @@ def game_deal(st, s8, s16, f32, T, order, new_game, score0, score1):
     return game_start(st, s8, s16, f32, T, deal, upcard, new_game, score0, score1)
 
 
-@jit
+@jit(_nrt=False)
 def game_step(st, s8, s16, f32, T, action):
     """Apply ``action`` (an id in the frame of the decision, in range), then unless the hand ended decide the
     next seat's observation and mask. Returns that seat, -1 if the hand ended, -2 (and nothing changes) if the
@@ -170,7 +171,7 @@ def game_step(st, s8, s16, f32, T, action):
     return st[0, CUR]
 
 
-@jit
+@jit(_nrt=False)
 def game_encode_seats(st, s8, s16, f32, T, out):
     """:func:`~euchre_env.compiled.observe.encode_seat` of every seat of the one game: ``out[seat]``."""
     s, _, _, _, raw, _ = _unpack(st, s8, s16, f32, T)
