@@ -34,7 +34,8 @@ MAX_DECISIONS = 128  # decisions in one hand, with room: a double-deck Bid Euchr
 
 # The kernels of one game (the AEC env's, SingleSeatEnv's): built by warm() below, ahead (`euchre compile`) or in
 # the background while the env runs on the reference engine (euchre_env.envs.game_core).
-GAME_BUILD = Family("game", (*K.CORE_FILES, seeding.__file__, __file__), "euchre_env.compiled.game:warm")
+GAME_BUILD = Family("game", (*K.CORE_FILES, one_game.__file__, seeding.__file__, __file__),
+                    "euchre_env.compiled.game:warm")
 
 
 class CompiledGame:

@@ -164,4 +164,4 @@ class HandEnds(NamedTuple):
 _HERE = os.path.dirname(__file__)
 CORE_FILES = (__file__, _phases.__file__, _scoring.__file__, _observation.__file__,
               *(os.path.join(_HERE, name)
-                for name in ("rules.py", "scoring.py", "observe.py", "deal.py", "batch.py", "one_game.py")))
+                for name in ("rules.py", "scoring.py", "observe.py", "deal.py", "batch.py")))

@@ -48,7 +48,7 @@ from euchre_env.compiled.layout import (
 from euchre_env.compiled.observe import decide, encode_seat
 from euchre_env.compiled.rules import apply, start_hand
 
-jit = keyed(CORE_FILES)
+jit = keyed((*CORE_FILES, __file__))  # its own file is not in the core's key: the batch kernels hold none of it
 
 # Every array of Tables, in its field order (a table added there is packed here without an edit).
 PACKED_TABLES = tuple(name for name in Tables._fields if name not in ("structured", "identity"))
