@@ -152,7 +152,8 @@ def test_names_resolve_to_the_shipped_files_and_a_clones_path_says_what_to_write
         "classic.pt, knock.pt, knock_150m.pt, knock_90m.pt, knock_long.pt, multiplayer.pt\n")
     done = installed.run(installed.euchre, "train", "--config", "configs/knock.yaml")
     assert done.returncode == 2 and done.stderr.count("\n") == 1
-    assert "the package's configs by name: bid, classic, knock, knock_scratch, multiplayer, tiny" in done.stderr
+    configs = "bid, classic, knock, knock_expert, knock_scratch, multiplayer, tiny"
+    assert f"the package's configs by name: {configs}" in done.stderr
 
 
 def test_euchre_train_reads_a_shipped_config_by_name(installed: Installed):

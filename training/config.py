@@ -1,8 +1,8 @@
 """The trainer's configuration: every hyperparameter named in one place.
 
 A config is a YAML file of sections (``run``, ``rules``, ``model``, ``ppo``, ``pretrain``,
-``league``, ``eval``, ``final_eval``) over the defaults below; ``--set section.key=value`` overrides any
-value (the value is read as YAML: ``--set ppo.lr=3e-4``). A mapping value such as ``league.mix``
+``league``, ``eval``, ``final_eval``, ``ray``, ``expert``) over the defaults below; ``--set section.key=value``
+overrides any value (the value is read as YAML: ``--set ppo.lr=3e-4``). A mapping value such as ``league.mix``
 is replaced as a whole (``--set 'league.mix={self: 1, rules: 1}'``). An unknown section or key,
 a value of the wrong type, a number outside its key's range (:data:`RANGES`) or a YAML tag is an error
 of one line that names it; YAML is read with ``yaml.safe_load``, which builds plain data only.
@@ -124,6 +124,35 @@ class PretrainConfig:
     epochs: int = 3
     minibatch_size: int = 1024
     lr: float = 1e-3
+
+
+# expert.search: the searches that label an expert phase's decisions, by name -> (module, class). Imported when a
+# run with phases starts, not when its config is read: a search still being written elsewhere (anchored) only has
+# to exist by then.
+EXPERT_SEARCHES = {"search": ("euchre_env.agents.search.guided", "GuidedSearchAgent"),
+                   "anchored": ("euchre_env.agents.search.anchored", "AnchoredSearchAgent")}
+
+
+@dataclass
+class ExpertConfig:
+    # Expert iteration (training/expert.py): every `every` PPO updates a phase plays self-play games with the
+    # current network in every seat, asks a search around a frozen copy of it for its action at a sample of the
+    # decisions, and trains the actor toward the search's policy; then PPO resumes. 0: no phases (the default).
+    every: int = 0
+    decisions: int = 2000  # decisions labelled by the search per phase (the search is most of a phase's time)
+    fraction: float = 0.25  # the share of the phase's decisions labelled: the labels spread over more games
+    search: str = "search"  # which search labels: "search" (network-guided) or "anchored" (EXPERT_SEARCHES)
+    worlds: int = 32  # the search's worlds per decision
+    # The search's policy at a labelled decision: 0 its chosen action alone (one-hot); above 0 the softmax of its
+    # per-action values (the hand's margin in points) at this temperature.
+    temperature: float = 0.0
+    # The target at a labelled decision is (network + coef x search) / (1 + coef), the minimum of the loss's KL
+    # term toward the search (weight coef) beside its KL term toward the network as it was (weight 1): coef 1
+    # moves the policy halfway to the search's.
+    coef: float = 1.0
+    epochs: int = 4  # passes over the labelled decisions
+    minibatch_size: int = 256  # labelled decisions a step (and as many of the phase's other decisions)
+    lr: float = 1e-4  # the distillation's own Adam, fresh each phase (PPO's optimizer is not touched)
 
 
 @dataclass
@@ -256,6 +285,16 @@ RANGES: dict[str, Range] = {
     "final_eval.opponents": DEALS,
     "final_eval.seed": SEED,
     "final_eval.workers": WORKERS,
+    "expert.every": Range(0, 10**6, zero="off"),  # updates between phases
+    "expert.decisions": DECISIONS,  # labelled decisions are held at once, as a rollout's
+    "expert.fraction": Range(0, 1, integer=False, above=True),  # 0 would label nothing
+    # The search replays and rolls out worlds x legal actions games at once: 1,024 worlds are thousands of games.
+    "expert.worlds": Range(1, 1024),
+    "expert.temperature": Range(0, 100, integer=False, zero="the search's action alone"),
+    "expert.coef": Range(0, 100, integer=False, above=True),  # 0 would learn nothing (expert.every: 0 turns it off)
+    "expert.epochs": Range(1, 100),
+    "expert.minibatch_size": MINIBATCH,
+    "expert.lr": LEARNING_RATE,
 }
 MAX_LAYERS = 8  # model.hidden: the hidden layers of each network
 
@@ -347,6 +386,7 @@ class TrainConfig:
     eval: EvalConfig = field(default_factory=EvalConfig)
     final_eval: FinalEvalConfig = field(default_factory=FinalEvalConfig)
     ray: RayConfig = field(default_factory=RayConfig)
+    expert: ExpertConfig = field(default_factory=ExpertConfig)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -386,6 +426,10 @@ class TrainConfig:
             if spec not in ("self", "past"):
                 check_spec(spec)  # a bad agent spec fails here, before training starts (nothing is built or loaded)
         _choice("league.keep", lg.keep, LEAGUE_KEEP)
+        _choice("expert.search", self.expert.search, tuple(EXPERT_SEARCHES))
+        if self.expert.every and self.make_rules().is_bid:  # both searches refuse Bid Euchre (the help exchange)
+            raise ValueError("config expert.every: the searches do not cover Bid Euchre (its help exchange); "
+                             "set expert.every to 0 for a bid run")
         if self.eval.select_last:
             if not self.eval.every:
                 raise ValueError("config eval.select_last needs periodic evaluations (eval.every > 0)")

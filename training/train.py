@@ -19,14 +19,16 @@ its weights, the observation kind, the rules), which is all a player loads; ``la
 ``best.pt`` add the trainer's own keys (``critic`` weights, ``optimizer``, ``config``, ``counters``,
 ``league``). The critic, which may have seen hidden cards (``model.critic: oracle``), never plays.
 ``model.init`` starts a new run's actor from a checkpoint (a published one holds the actor alone), its critic
-fresh, which ``ppo.critic_warmup`` fits for some updates before the actor learns.
+fresh, which ``ppo.critic_warmup`` fits for some updates before the actor learns. ``expert.every`` inserts an
+expert-iteration phase every so many updates (:mod:`~euchre_env.training.expert`): a search labels the network's
+decisions and the actor learns them, then PPO resumes.
 
 Why one module: the file is one concept, the :class:`Trainer`, readable top to bottom as CleanRL's trainers are:
 its start, resume, checkpoints, league, evaluations and loop share the run's state. What is not the
 loop lives beside it: the config (:mod:`~euchre_env.training.config`), collection
 (:mod:`~euchre_env.training.selfplay`), the update (:mod:`~euchre_env.training.ppo`), cloning
-(:mod:`~euchre_env.training.imitation`), the critic's inputs (:mod:`~euchre_env.training.oracle`) and
-Ctrl-C (:mod:`~euchre_env.training.interrupt`).
+(:mod:`~euchre_env.training.imitation`), the expert phases (:mod:`~euchre_env.training.expert`), the critic's
+inputs (:mod:`~euchre_env.training.oracle`) and Ctrl-C (:mod:`~euchre_env.training.interrupt`).
 """
 
 from __future__ import annotations
@@ -76,6 +78,7 @@ from euchre_env.training.config import (
     threads_here,
     with_defaults,
 )
+from euchre_env.training.expert import distill, distill_generator, label_decisions, search_class
 from euchre_env.training.imitation import clone
 from euchre_env.training.interrupt import InterruptGuard, TrainingInterrupted
 from euchre_env.training.ppo import ppo_update
@@ -134,6 +137,12 @@ class Trainer:
         self.seconds = 0.0  # training time before this process (resumed runs)
         self._started: float | None = None  # when this process started training
         self.cloned = False  # the behaviour cloning has run (a run cut at update 0 resumes without redoing it)
+        # Expert iteration (expert.every > 0): the update after which the last phase ran (-1: none yet; a run cut
+        # during a phase redoes it, from the same weights), and the decisions labelled so far. The search's class is
+        # imported now: a missing one fails before the run's folder is written.
+        self.expert_update = -1
+        self.expert_labels = 0
+        self.expert_search = search_class(config.expert.search) if config.expert.every else None
         self._phase: str | None = None  # what training is doing: the time limit's report names it
         self.over_limit: dict[str, Any] | None = None  # that report, once the time limit has ended the run
         self.best_margin = -math.inf
@@ -209,6 +218,8 @@ class Trainer:
             self.update, self.decisions, self.hands = counters["update"], counters["decisions"], counters["hands"]
             self.seconds, self.best_margin = counters["seconds"], counters["best_margin"]
             self.cloned = counters.get("cloned", True)  # older checkpoints: only runs past the cloning saved one
+            self.expert_update = counters.get("expert_update", -1)
+            self.expert_labels = counters.get("expert_labels", 0)
             self.league = list(data["league"])
             self._saved_update = self.update
         except (KeyError, RuntimeError, ValueError, TypeError) as e:
@@ -273,6 +284,8 @@ class Trainer:
             "update": self.update, "decisions": self.decisions, "hands": self.hands,
             "seconds": self.seconds_so_far(), "best_margin": self.best_margin, "cloned": self.cloned,
         }
+        if self.config.expert.every:  # only runs with phases: every other checkpoint stays as it was
+            payload["counters"].update(expert_update=self.expert_update, expert_labels=self.expert_labels)
         # No generator state to keep: every random stream of an update is seeded from (seed, update).
         return payload
 
@@ -423,6 +436,46 @@ class Trainer:
         self.log(f"behaviour cloning of {cfg.pretrain.teacher!r}: {done}, {accuracy}{end - start:.0f} s "
                  f"(demonstrations {collected - start:.0f} s, epochs {end - collected:.0f} s)")
 
+    def _expert_due(self) -> bool:
+        """Whether an expert phase runs before the next update: every ``expert.every`` updates once the critic's
+        warm-up is over (a phase moves the actor, which the warm-up holds), once per update."""
+        every = self.config.expert.every
+        return (every > 0 and self.update >= self.config.ppo.critic_warmup and self.update % every == 0
+                and self.expert_update < self.update)
+
+    def _expert_phase(self, guard: InterruptGuard) -> None:
+        """An expert-iteration phase (training/expert.py) after the current update: the search labels decisions of
+        the network's self-play, then the actor is distilled toward its policy. Ctrl-C during the labels abandons
+        the phase as a collection is (the network is untouched; a resumed run redoes it); the distillation, which
+        changes the network, finishes first, as an update's learning does."""
+        cfg, ex = self.config, self.config.expert
+        self._phase = f"the expert phase after update {self.update}"
+        start = time.perf_counter()
+        bar = progress_bar(ex.decisions, f"expert labels ({ex.search}, {ex.worlds} worlds)", "decisions",
+                           enabled=self._progress, leave=False)  # the log line below says what it found
+        with bar:
+            labels = label_decisions(self._selfplay({SELF: 1.0}, {}), self.model.actor, self.rules, cfg,
+                                     self.expert_search, self.update, stop=self.past_limit,
+                                     on_label=lambda k: bar.update(k - bar.n))
+        with guard.finishing(self.update):
+            t = time.perf_counter()
+            stats = distill(self.model.actor, labels, ex, cfg.ppo.max_grad_norm,
+                            distill_generator(cfg.run.seed, self.update))
+            end = time.perf_counter()
+            self.expert_update = self.update
+            self.expert_labels += len(labels)
+            stats.update(decisions_played=float(len(labels.mask)), hands=float(labels.hands),
+                         label_seconds=labels.seconds, distill_seconds=end - t, seconds=end - start)
+            for key, value in stats.items():
+                self.writer.add_scalar(f"expert/{key}", value, self.update)
+            moved = (f", agreement {1 - stats['disagreement']:.1%} -> {stats['agreement_after']:.1%}, KL to the "
+                     f"target {stats['kl_before']:.3f} -> {stats['kl_after']:.3f}, the other decisions moved KL "
+                     f"{stats['anchor_kl']:.4f}" if len(labels) else "")
+            self.log(f"expert phase after update {self.update} ({ex.search}, {ex.worlds} worlds): {len(labels):,} "
+                     f"decisions labelled of {len(labels.mask):,} played, the search disagreed with the network at "
+                     f"{stats['disagreement']:.1%}{moved}; {end - start:.0f} s (labels {labels.seconds:.0f} s, "
+                     f"distillation {end - t:.1f} s)")
+
     def past_limit(self) -> bool:
         """Whether the training time has reached ``run.max_minutes`` (never without one)."""
         return self.config.run.max_minutes > 0 and self.seconds_so_far() >= self.config.run.max_minutes * 60
@@ -475,6 +528,9 @@ class Trainer:
                     self._pretrain(progress)
                 with self._training_bar(progress) as bar:
                     while self.decisions < run.total_decisions and self.seconds_so_far() < limit:
+                        if self._expert_due():
+                            self._expert_phase(guard)
+                            continue  # the stops again: the phase's time counts
                         self._phase = f"update {self.update + 1}"
                         fraction = 1.0
                         if ppo.anneal_lr:  # linear decay to 5% over the budget, or the time limit if it comes first

@@ -147,7 +147,7 @@ def test_an_argument_error_of_a_command_is_one_line_that_names_its_help(argv, li
 
 @pytest.mark.parametrize(("config", "overrides", "fragment"), [
     ("- ppo\n- run\n", ["ppo.lr=1e-3"], "must be a mapping of sections (run, rules, model, ppo, pretrain, league, "
-                                        "eval, final_eval, ray), got the list ['ppo', 'run']"),
+                                        "eval, final_eval, ray, expert), got the list ['ppo', 'run']"),
     (None, ["ppo.lr=!!python/object:os.system ls"], "--set 'ppo.lr=!!python/object:os.system ls': the YAML tag "
                                                     "'!!python/object:os.system' asks for a Python object"),
     (None, ["ppo.lr"], "--set expects section.key=value, got 'ppo.lr'"),

@@ -133,7 +133,7 @@ def test_a_config_file_that_is_no_mapping_is_one_line_even_with_overrides(tmp_pa
     with pytest.raises(ValueError) as info:
         load_config(str(path), ["ppo.lr=1e-3"])  # the overrides are set into the file's mapping: it must be one
     assert str(info.value) == (f"config {str(path)!r} must be a mapping of sections (run, rules, model, ppo, "
-                               f"pretrain, league, eval, final_eval, ray), got {got}")
+                               f"pretrain, league, eval, final_eval, ray, expert), got {got}")
 
 
 def test_a_malformed_set_item_and_invalid_yaml_are_one_line(tmp_path):

@@ -1,0 +1,299 @@
+"""Expert iteration: a search labels the network's own decisions, and the actor learns the search's policy.
+
+With ``expert.every`` above 0 the trainer runs an *expert phase* every ``expert.every`` PPO updates (from the end of
+``ppo.critic_warmup`` on), then PPO resumes; the loop repeats. A phase:
+
+1. **Labels** (:func:`label_decisions`). Self-play games of the current network in every seat, on the collector of
+   the PPO rollouts (:meth:`SelfPlay.collect` with a ``teacher``, as the behaviour cloning records its
+   demonstrations). Every seat plays the network *sampled*, as PPO's rollouts do, so that the labelled states are
+   the ones PPO trains on and cover more than a greedy network's narrow lines; the search is greedy where it
+   must be (its rollouts). At a random ``expert.fraction`` of the decisions (up to ``expert.decisions`` a phase) the
+   search (``expert.search``: ``search``, :class:`~euchre_env.agents.search.guided.GuidedSearchAgent`, or
+   ``anchored``, ``AnchoredSearchAgent``) around a frozen copy of the network, with ``expert.worlds`` worlds, gives
+   its action and its per-action values; the game goes on with the network's action (the states stay the
+   network's). The search's policy is its action (``expert.temperature`` 0) or the softmax of its values.
+2. **Distillation** (:func:`distill`). The actor alone, with an Adam of its own (fresh each phase, so there is no
+   state to keep and PPO's optimizer is untouched), minimises over ``expert.epochs`` passes of the labelled
+   decisions a KL term toward the search's policy (weight ``expert.coef``) beside a KL term toward the network as
+   it was at the phase's start (weight 1), on the labelled decisions and on as many of the phase's other
+   decisions. At a labelled decision the minimum of the two is the mixture ``(network + coef x search) / (1 +
+   coef)``, which is the target used; at the others it is the network itself, so the pull toward the labels moves
+   the rest of the policy only as far as the labels need. That anchor is what PPO's clipping is to an update: a
+   trust region, here around the policy PPO left. PPO's own loss stays where it is, on fresh rollouts between
+   the phases (a PPO loss on the phase's games would need advantages of a policy the phase is changing).
+
+Why not the KL term inside PPO's minibatches over a retained labelled set: it would tie every update to a set
+labelled by an older network (off-policy labels), keep that set in every checkpoint, and share Adam's moments
+between two losses of different scales; a phase of its own is one step of policy improvement (the search's) that
+PPO then builds on, as expert iteration alternates them.
+
+Determinism: every random choice of a phase (the games, which decisions are labelled, the network's draws, the
+search's worlds, the distillation's minibatches) comes from generators seeded with (run seed, update,
+:data:`EXPERT_STREAM`), and the search's network is a copy of the weights, so a phase depends only on the seed,
+the update and the weights. Nothing of a phase is saved but the update it followed (``expert_update`` in the
+checkpoint's counters): a run interrupted before a phase ended redoes it from the same weights, and the resumed
+run is the same as one never interrupted.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import math
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+from euchre_env.agents.neural.agent import NeuralAgent
+from euchre_env.agents.neural.network import PolicyNet
+from euchre_env.agents.neural.sparse_input import SparseRows
+from euchre_env.game.rules import Rules
+from euchre_env.training.config import DECISIONS, EXPERT_SEARCHES, ExpertConfig, TrainConfig
+from euchre_env.training.selfplay import SelfPlay
+from euchre_env.views.seat_view import seat_view
+from euchre_env.views.structured import make_observer
+
+# The (seed, update, stream) key of a phase's generators: PPO's collection is stream 0, the behaviour cloning's 1.
+EXPERT_STREAM = 7
+BATCH = 4096  # rows a no-grad pass of the actor over a phase's decisions
+
+
+def search_class(name: str) -> type:
+    """The search class ``expert.search`` names, imported now (a run with phases imports it when it starts, before
+    its folder is written): ValueError in one line when this installation lacks it."""
+    module, attribute = EXPERT_SEARCHES[name]
+    try:
+        return getattr(importlib.import_module(module), attribute)
+    except (ImportError, AttributeError) as e:
+        raise ValueError(f"config expert.search {name!r} needs {module}.{attribute}, which this installation lacks "
+                         f"({e}); use expert.search: search") from None
+
+
+@contextlib.contextmanager
+def one_torch_thread() -> Iterator[None]:
+    """torch on one thread for the block (the run's count again after it). A phase's products are small: one
+    decision at a time in the labels (and the search's small batches), minibatches of a few hundred rows in the
+    distillation, where a second thread mostly waits at each product's barrier. On the 2-core machine shared with
+    other jobs (2026-12-06): a 256-wide layer on one row took 15 us on one thread and 1.3-5.5 ms on two; a phase's
+    distillation of 1,000 labels, 0.3 s against 13 s (the same weights either way). The PPO epochs keep theirs."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
+def phase_rng(seed: int, update: int, part: int) -> np.random.Generator:
+    """The generator of one part of the phase after ``update`` (the parts: 0 play, 1 which decisions, 2 the search's
+    seed, 3 the distillation's minibatches)."""
+    return np.random.default_rng([seed, update, EXPERT_STREAM, part])
+
+
+@dataclass
+class Labels:
+    """A phase's decisions (all of them: the distillation's anchor reads the unlabelled ones too) and the labels."""
+
+    obs: np.ndarray  # [n, obs_size] float32, the actor's input at each decision of the phase
+    mask: np.ndarray  # [n, num_actions] bool, in the frame of the observation
+    rows: np.ndarray  # [m] int64: the labelled decisions, ascending
+    policy: np.ndarray  # [m, num_actions] float32: the search's policy at each (in the frame of the observation)
+    search_action: np.ndarray  # [m] int64: the search's action (the frame of the observation)
+    network_action: np.ndarray  # [m] int64: the network's greedy action there, what the search starts from
+    hands: int = 0
+    seconds: float = 0.0
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @property
+    def disagreement(self) -> float:
+        """The share of labelled decisions at which the search chose another action than the greedy network."""
+        return float(np.mean(self.search_action != self.network_action)) if len(self) else 0.0
+
+
+class SearchLabeller:
+    """The phase's "teacher" for :meth:`SelfPlay.collect`: it plays the network (sampled) at every learner decision
+    and, at a random share of them, asks the search for its policy there. Its calls come in the order of the
+    rollout's rows (the collector asks one decision at a time, row after row), so its ``k``-th call labels row
+    ``k``; :func:`label_decisions` checks that against the rollout's own observations."""
+
+    name = "expert labeller"
+    needs_observation = False  # it encodes from info["information_state"], as NeuralAgent does
+
+    def __init__(self, actor: PolicyNet, rules: Rules, observation: str, search: Any, cfg: ExpertConfig,
+                 seed: int, update: int, on_label: Callable[[int], None] | None = None) -> None:
+        self.actor, self.rules, self.observation, self.search = actor, rules, observation, search
+        self.observer = make_observer(rules, observation)
+        self.budget, self.fraction, self.temperature = cfg.decisions, cfg.fraction, cfg.temperature
+        self.play_rng, self.label_rng = phase_rng(seed, update, 0), phase_rng(seed, update, 1)
+        self.on_label = on_label
+        self.asked = 0  # decisions asked so far: the row of the next one
+        self.rows: list[int] = []
+        self.obs: list[np.ndarray] = []  # each labelled row's input as encoded here (the alignment check)
+        self.policy: list[np.ndarray] = []
+        self.search_action: list[int] = []
+        self.network_action: list[int] = []
+
+    @property
+    def done(self) -> bool:
+        return len(self.rows) >= self.budget
+
+    def act(self, observation: Any, info: dict[str, Any]) -> int:
+        state = info["information_state"]
+        legal = np.zeros(self.actor.num_actions, bool)
+        legal[list(state.legal_actions)] = True
+        view = seat_view(state)
+        if self.observation == "structured":
+            obs, frame = self.observer.encode_with_frame(view, state.seat)
+            mask, canonical = frame.canonical_mask(legal), frame.to_canonical_action
+        else:
+            obs, frame, mask, canonical = self.observer.encode(view, state.seat), None, legal, int
+        with torch.no_grad():
+            logits = self.actor.masked_logits(torch.from_numpy(obs)[None], torch.from_numpy(mask)[None])[0]
+        probs = torch.softmax(logits.double(), -1).numpy()
+        play = int(self.play_rng.choice(len(probs), p=probs / probs.sum()))  # sampled, as PPO's rollouts play
+        row, self.asked = self.asked, self.asked + 1
+        # One draw a decision whether labelled or not: which decisions are labelled depends on the row alone.
+        if self.label_rng.random() < self.fraction and not self.done:
+            action, values = self.search.search(state)
+            target = np.zeros(self.actor.num_actions, np.float32)
+            if self.temperature > 0 and values:
+                acts = list(values)
+                v = np.array([values[a] for a in acts]) / self.temperature
+                p = np.exp(v - v.max())
+                target[[canonical(a) for a in acts]] = p / p.sum()
+            else:
+                target[canonical(action)] = 1.0
+            self.rows.append(row)
+            self.obs.append(obs.copy())
+            self.policy.append(target)
+            self.search_action.append(canonical(action))
+            self.network_action.append(int(logits.argmax()))
+            if self.on_label is not None:
+                self.on_label(len(self.rows))
+        return play if frame is None else frame.to_absolute_action(play)
+
+
+def label_decisions(selfplay: SelfPlay, actor: PolicyNet, rules: Rules, config: TrainConfig, search: type,
+                    update: int, stop: Callable[[], bool] | None = None,
+                    on_label: Callable[[int], None] | None = None) -> Labels:
+    """The phase after ``update``: self-play of a frozen copy of ``actor`` (``selfplay`` collects for all four
+    seats) until ``expert.decisions`` decisions are labelled by the ``search`` class around that copy, or ``stop``
+    answers true (the run's time limit: the hands in progress finish, and the labels are what was made)."""
+    cfg, seed = config.expert, config.run.seed
+    frozen = actor.copy()  # the CPU's form, in eval mode: PPO goes on with the live one after the phase
+    network = NeuralAgent(frozen, rules, observation=config.model.observation, greedy=True,
+                          name=f"the network of update {update}")
+    searcher = search(network, worlds=cfg.worlds, seed=int(phase_rng(seed, update, 2).integers(2**32)))
+    labeller = SearchLabeller(frozen, rules, config.model.observation, searcher, cfg, seed, update, on_label)
+    # Enough decisions that the labels are reached (about decisions / fraction are needed, give or take a few
+    # standard deviations: the margin); the stop below ends the games as soon as they are, so this only sizes the
+    # collector's buffers (about 4 KB a decision).
+    budget = min(math.ceil(1.25 * cfg.decisions / cfg.fraction) + 100, int(DECISIONS.high))
+    start = time.perf_counter()
+
+    def enough() -> bool:
+        return labeller.done or (stop is not None and stop())
+
+    with one_torch_thread():
+        played = selfplay.collect(budget, seed, update, teacher=labeller, stream=EXPERT_STREAM, stop=enough)
+    rows = np.array(labeller.rows, np.int64)
+    if labeller.asked != len(played) or (len(rows) and not np.array_equal(np.array(labeller.obs), played.obs[rows])):
+        raise RuntimeError(f"expert phase after update {update}: the labels are out of step with the collected "
+                           f"decisions ({labeller.asked} asked, {len(played)} recorded)")
+    num_actions = actor.num_actions
+    return Labels(played.obs, played.mask, rows,
+                  np.array(labeller.policy, np.float32).reshape(len(rows), num_actions),
+                  np.array(labeller.search_action, np.int64), np.array(labeller.network_action, np.int64),
+                  played.hands, time.perf_counter() - start)
+
+
+def _kl(target: torch.Tensor, log_p: torch.Tensor) -> torch.Tensor:
+    """KL(target || p) per row, with 0 log 0 = 0 (illegal actions have target 0)."""
+    log_t = torch.where(target > 0, target.clamp_min(1e-30).log(), torch.zeros_like(target))
+    return (target * (log_t - log_p)).sum(-1)
+
+
+def distill(actor: PolicyNet, labels: Labels, cfg: ExpertConfig, max_grad_norm: float,
+            generator: torch.Generator) -> dict[str, float]:
+    """Train ``actor`` toward the search's policy at the labelled decisions (the module docstring's two KL terms);
+    returns the phase's figures: ``labelled``, ``disagreement`` (the search against the greedy network, before),
+    ``agreement_after`` (the greedy network now chooses the search's action), ``kl_before`` and ``kl_after`` (to
+    the target, over the labelled decisions), ``anchor_kl`` (how far the other decisions moved: KL from the network
+    as it was), ``distill_loss`` (the last epoch's mean loss) and ``epochs``. On one torch thread
+    (:func:`one_torch_thread`)."""
+    with one_torch_thread():
+        return _distill(actor, labels, cfg, max_grad_norm, generator)
+
+
+def _distill(actor: PolicyNet, labels: Labels, cfg: ExpertConfig, max_grad_norm: float,
+             generator: torch.Generator) -> dict[str, float]:
+    m = len(labels)
+    stats = {"labelled": float(m), "disagreement": labels.disagreement}
+    if m == 0:  # the time limit came before any label: nothing to learn
+        return stats
+    device = actor[0].weight.device if actor.dense else None
+
+    def tensor(a: np.ndarray) -> torch.Tensor:
+        return torch.from_numpy(a) if device is None else torch.from_numpy(a).to(device)
+
+    # The CPU's sparse first layer reads the non-zero entries, found once for every epoch (as the PPO update does).
+    obs = SparseRows.from_dense(labels.obs) if device is None else tensor(labels.obs)
+    mask = tensor(labels.mask)
+    n = len(labels.mask)
+
+    def log_policy(index: torch.Tensor | None = None) -> torch.Tensor:
+        """The actor's log-probabilities at ``index`` (None: every decision, in passes of BATCH rows)."""
+        if index is not None:
+            return torch.log_softmax(actor.masked_logits(obs[index], mask[index]), -1)
+        parts = [log_policy(torch.arange(s, min(s + BATCH, n), device=device)) for s in range(0, n, BATCH)]
+        return torch.cat(parts)
+
+    rows = tensor(labels.rows)
+    others = tensor(np.setdiff1d(np.arange(n), labels.rows))
+    actor.eval()
+    with torch.no_grad():
+        old = log_policy().exp()  # the network at the phase's start: the anchor's target
+        target = (old[rows] + cfg.coef * tensor(labels.policy)) / (1 + cfg.coef)
+        kl_before = _kl(target, old[rows].clamp_min(1e-30).log()).mean().item()
+    optimizer = torch.optim.Adam(actor.parameters(), lr=cfg.lr, eps=1e-5)
+    losses: list[float] = []
+    actor.train()
+    for _ in range(cfg.epochs):
+        losses = []
+        order = torch.randperm(m, generator=generator)
+        for start in range(0, m, cfg.minibatch_size):
+            mb = order[start:start + cfg.minibatch_size]
+            if device is not None:
+                mb = mb.to(device)
+            loss = _kl(target[mb], log_policy(rows[mb])).mean()
+            if len(others):  # as many of the other decisions, drawn at random: the anchor
+                pick = torch.randint(len(others), (len(mb),), generator=generator)
+                index = others[pick if device is None else pick.to(device)]
+                loss = loss + _kl(old[index], log_policy(index)).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(actor.parameters(), max_grad_norm)
+            optimizer.step()
+            losses.append(loss.item())
+    actor.eval()
+    with torch.no_grad():
+        now = log_policy()
+        stats["agreement_after"] = (now[rows].argmax(-1) == tensor(labels.search_action)).float().mean().item()
+        stats["kl_before"] = kl_before
+        stats["kl_after"] = _kl(target, now[rows]).mean().item()
+        stats["anchor_kl"] = _kl(old[others], now[others]).mean().item() if len(others) else 0.0
+    stats["distill_loss"] = float(np.mean(losses))
+    stats["epochs"] = float(cfg.epochs)
+    return stats
+
+
+def distill_generator(seed: int, update: int) -> torch.Generator:
+    """The distillation's minibatch generator of the phase after ``update`` (on the CPU, the same on every device)."""
+    return torch.Generator().manual_seed(int(phase_rng(seed, update, 3).integers(2**62)))
