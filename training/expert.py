@@ -37,11 +37,10 @@ run is the same as one never interrupted.
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import math
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -52,6 +51,7 @@ from torch import nn
 from euchre_env.agents.neural.agent import NeuralAgent
 from euchre_env.agents.neural.network import PolicyNet
 from euchre_env.agents.neural.sparse_input import SparseRows
+from euchre_env.evaluation.pool import one_torch_thread
 from euchre_env.game.rules import Rules
 from euchre_env.training.config import DECISIONS, EXPERT_SEARCHES, ExpertConfig, TrainConfig
 from euchre_env.training.selfplay import SelfPlay
@@ -72,21 +72,6 @@ def search_class(name: str) -> type:
     except (ImportError, AttributeError) as e:
         raise ValueError(f"config expert.search {name!r} needs {module}.{attribute}, which this installation lacks "
                          f"({e}); use expert.search: search") from None
-
-
-@contextlib.contextmanager
-def one_torch_thread() -> Iterator[None]:
-    """torch on one thread for the block (the run's count again after it). A phase's products are small: one
-    decision at a time in the labels (and the search's small batches), minibatches of a few hundred rows in the
-    distillation, where a second thread mostly waits at each product's barrier. On the 2-core machine shared with
-    other jobs (2026-12-06): a 256-wide layer on one row took 15 us on one thread and 1.3-5.5 ms on two; a phase's
-    distillation of 1,000 labels, 0.3 s against 13 s (the same weights either way). The PPO epochs keep theirs."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(threads)
 
 
 def phase_rng(seed: int, update: int, part: int) -> np.random.Generator:
@@ -227,7 +212,9 @@ def distill(actor: PolicyNet, labels: Labels, cfg: ExpertConfig, max_grad_norm: 
     ``agreement_after`` (the greedy network now chooses the search's action), ``kl_before`` and ``kl_after`` (to
     the target, over the labelled decisions), ``anchor_kl`` (how far the other decisions moved: KL from the network
     as it was), ``distill_loss`` (the last epoch's mean loss) and ``epochs``. On one torch thread
-    (:func:`one_torch_thread`)."""
+    (:func:`~euchre_env.evaluation.pool.one_torch_thread`: a phase's products are one decision or a few
+    hundred rows, where a second thread mostly waits; a 1,000-label distillation took 0.3 s on one thread and 13 s
+    on two, 2026-12-06)."""
     with one_torch_thread():
         return _distill(actor, labels, cfg, max_grad_norm, generator)
 
