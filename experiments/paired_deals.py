@@ -1,0 +1,36 @@
+"""Two duplicate matches on the same deals (the same seed and count), paired deal by deal: the mean difference of
+A's margin per hand in match X and in match Y, with a 95% t-interval over the deals. Reads each match's
+``deals.csv`` (``euchre eval --out``).
+
+    python experiments/paired_deals.py docs/results/diagnosis/network_vs_pimc50 \\
+        docs/results/diagnosis/netbid_pimcplay_vs_pimc50
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import statistics
+import sys
+from pathlib import Path
+
+
+def margins(folder: str) -> dict[int, float]:
+    """A's margin per hand of each duplicate deal (its two hands: A's points minus B's, halved)."""
+    with open(Path(folder) / "deals.csv") as f:
+        return {int(r["index"]): (float(r["diff0"]) + float(r["diff1"])) / 2 for r in csv.DictReader(f)}
+
+
+def main(x: str, y: str) -> None:
+    mx, my = margins(x), margins(y)
+    if mx.keys() != my.keys():
+        sys.exit(f"the two matches did not play the same deals ({len(mx)} and {len(my)} deals)")
+    d = [mx[i] - my[i] for i in sorted(mx)]
+    mean, se = statistics.fmean(d), statistics.stdev(d) / math.sqrt(len(d))
+    differ = sum(v != 0 for v in d)
+    print(f"{Path(x).name} minus {Path(y).name}: {mean:+.3f} a hand [{mean - 1.96 * se:+.3f}, {mean + 1.96 * se:+.3f}]"
+          f" over {len(d)} deals ({differ} scored differently)")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], sys.argv[2])
