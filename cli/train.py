@@ -19,6 +19,9 @@ COMMANDS = {"train": "self-play PPO training from a YAML config",
             "cfr": "train the CFR bidding agent's tables (cfr:PATH), resumable"}
 EXPLOIT_DEALS = 10_000  # the final match of a probe: as many deals as the project's other headline margins
 EXPLOIT_SEED = 4242  # no config of this project trains, evaluates or selects on it
+LBR_DEALS = 500  # the local best response searches at every decision: seconds a deal against cheap agents
+LBR_ONLY = ("worlds", "rollouts", "workers", "rollout_agent", "confidence", "default")
+PPO_ONLY = ("minutes", "config", "overrides", "resume")
 
 
 def add_parsers(sub: Any) -> None:
@@ -44,20 +47,39 @@ def add_parsers(sub: Any) -> None:
                                     "--minutes against AGENT alone, the agent holding one team (it partners "
                                     "itself), the network the other; then the selected exploiter plays --deals "
                                     "fresh duplicate deals of --seed against the agent. The run is a training run "
-                                    "(RUNS_DIR/RUN_NAME, TensorBoard, curves.png) with exploit.json beside it.")
+                                    "(RUNS_DIR/RUN_NAME, TensorBoard, curves.png) with exploit.json beside it. "
+                                    "--method lbr: no training, a local best response (evaluation/lbr.py) plays "
+                                    "--deals duplicate deals against AGENT; eval.json in RUNS_DIR/RUN_NAME.")
     ex.add_argument("agent", type=agent_spec, metavar="AGENT", help="the frozen agent: rules, pimc:50, a .pt, ...")
-    ex.add_argument("--minutes", type=positive_float, default=60.0,
+    ex.add_argument("--method", choices=("ppo", "lbr"), default="ppo",
+                    help="ppo: train a best response (default); lbr: the local best response probe, no training "
+                         "(docs/exploit.md#local-best-response)")
+    ex.add_argument("--minutes", type=positive_float, default=None,
                     help="training time, the behaviour cloning and periodic evaluations included (default 60)")
     ex.add_argument("--config", type=config_file, default=None, metavar="PATH",
                     help="YAML config of the exploiter's recipe, or a shipped one by name (default: the built-in "
                          "defaults; a checkpoint agent's rules replace the default rules)")
     ex.add_argument("--set", dest="overrides", action="extend", nargs="+", default=[], metavar="KEY=VALUE",
                     help="override a config value (not the league, the evaluation opponents or the budget)")
-    ex.add_argument("--deals", type=positive_int, default=EXPLOIT_DEALS,
-                    help=f"fresh duplicate deals of the final match (default {EXPLOIT_DEALS:,})")
+    ex.add_argument("--deals", type=positive_int, default=None,
+                    help=f"fresh duplicate deals of the final match (default {EXPLOIT_DEALS:,}; lbr: {LBR_DEALS})")
     ex.add_argument("--seed", type=int, default=EXPLOIT_SEED,
                     help=f"seed of the final match's deals (default {EXPLOIT_SEED}, used by no config)")
-    ex.add_argument("--run-name", default=None, metavar="NAME", help="run folder name (default exploit-AGENT)")
+    ex.add_argument("--run-name", default=None, metavar="NAME",
+                    help="run folder name (default exploit-AGENT; lbr: lbr-AGENT)")
+    for flag, text in (("--worlds", "lbr: worlds drawn for the posterior at each decision (default 32)"),
+                       ("--rollouts", "lbr: posterior worlds each legal action is played out in (default 32)"),
+                       ("--workers", "lbr: worker processes (default 2)")):
+        ex.add_argument(flag, type=positive_int, default=None, help=text)
+    ex.add_argument("--confidence", type=_non_negative_float, default=None, metavar="C",
+                    help="lbr: leave the default policy's choice only for an action better by C standard errors "
+                         "(default 2; 0: plain argmax)")
+    ex.add_argument("--default", default=None, metavar="SPEC",
+                    help="lbr: the probe's default policy, played where no deviation pays and in its seats of the "
+                         "rollouts (default: AGENT itself)")
+    ex.add_argument("--rollout-agent", default=None, metavar="SPEC",
+                    help="lbr: a cheaper stand-in for AGENT in the rollouts only (e.g. pimc:10 for pimc:50); the "
+                         "posterior always asks AGENT")
     ex.add_argument("--runs-dir", default="runs", metavar="DIR", help="where run folders go (default runs)")
     ex.add_argument("--resume", action="store_true", help="continue the probe from its latest.pt")
     ex.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True,
@@ -81,6 +103,17 @@ def add_parsers(sub: Any) -> None:
                     help="a progress bar on stderr (default on)")
 
 
+def _non_negative_float(text: str) -> float:
+    """An argparse type: a finite number of at least 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number of at least 0, got {text!r}")
+    return value
+
+
 def run_train(args: argparse.Namespace) -> int:
     load_config, run_dir_for = _trainer_modules()
     try:
@@ -97,7 +130,17 @@ def run_train(args: argparse.Namespace) -> int:
 
 
 def run_exploit(args: argparse.Namespace) -> int:
-    """euchre exploit: the trainer against the agent alone (training/exploit.py), then its summary."""
+    """euchre exploit: the trainer against the agent alone (training/exploit.py), then its summary; with --method
+    lbr, the local best response's match instead (:func:`run_lbr`)."""
+    given = [name for name in (PPO_ONLY if args.method == "lbr" else LBR_ONLY)
+             if getattr(args, name) not in (None, False, [])]
+    if given:
+        flag = "--" + ("set" if given[0] == "overrides" else given[0].replace("_", "-"))
+        fail(f"{flag} is not an option of --method {args.method}")
+    if args.method == "lbr":
+        return run_lbr(args)
+    args.minutes = 60.0 if args.minutes is None else args.minutes
+    args.deals = EXPLOIT_DEALS if args.deals is None else args.deals
     load_config, _ = _trainer_modules()
     from euchre_env.training.exploit import exploit_config, exploit_summary, owned_override, probed_agent, summary_line
 
@@ -142,6 +185,44 @@ def run_exploit(args: argparse.Namespace) -> int:
     with open(path, "w") as f:
         json.dump(summary, f, indent=2)
     print(f"\n{summary_line(summary)}\nwrote {path}")
+    return 0
+
+
+def run_lbr(args: argparse.Namespace) -> int:
+    """euchre exploit --method lbr: the local best response against the agent (evaluation/lbr.py), over --deals
+    duplicate deals of --seed; prints the match and writes its eval.json to the run folder."""
+    from euchre_env.cli.evaluate import MISSING_EXTRA, match_rules
+
+    if MISSING_EXTRA:  # the match's statistics need the eval extra
+        fail(f"--method lbr needs the eval extra (no module named {MISSING_EXTRA!r}): pip install 'euchre-env[eval]'")
+    from euchre_env.evaluation import GameTooLongError, IllegalActionError, match_table, write_match
+    from euchre_env.evaluation.lbr import DEFAULT_CONFIDENCE, DEFAULT_ROLLOUTS, DEFAULT_WORLDS, exploitability
+
+    deals = LBR_DEALS if args.deals is None else args.deals
+    try:
+        rules, rules_text = match_rules(None, [], [args.agent])
+        check_agent(args.agent, rules)
+        for extra in (args.rollout_agent, args.default):
+            if extra is not None:
+                check_agent(extra, rules)
+        result = exploitability(args.agent, rules, deals, args.seed, args.worlds or DEFAULT_WORLDS,
+                                args.rollouts or DEFAULT_ROLLOUTS, rollout_frozen=args.rollout_agent,
+                                default=args.default,
+                                confidence=DEFAULT_CONFIDENCE if args.confidence is None else args.confidence,
+                                workers=args.workers or 2, progress=args.progress)
+    except ValueError as exc:
+        fail(str(exc))
+    except (IllegalActionError, GameTooLongError) as exc:
+        fail(str(exc), status=1)
+    print(f"Local best response to {args.agent}, {rules_text}, seed {args.seed}: {deals} duplicate deals. Margin = "
+          "the probe's points minus the agent's per hand, 95% t-interval over the duplicate pairs.\n")
+    print(match_table([result]))
+    run_dir = os.path.join(args.runs_dir, args.run_name or "lbr-" + _folder_name(args.agent))
+    paths = write_match(result, run_dir)
+    interval = f"{result.margin:+.3f} [{result.margin_low:+.3f}, {result.margin_high:+.3f}]"
+    print(f"\nThe local best response wins {interval} points a hand from {args.agent} over {deals:,} duplicate "
+          f"deals (seed {args.seed}), "
+          f"{result.seconds / deals:.2f} s a deal\nwrote {', '.join(paths)}")
     return 0
 
 
