@@ -20,3 +20,4 @@ run netbid_pimcplay_vs_pimc50 split:knock_150m.pt:pimc:50 pimc:50
 run pimcbid_netplay_vs_pimc50 split:pimc:50:knock_150m.pt pimc:50
 run cfrbid_pimcplay_vs_pimc50 split:cfr:knock_cfr.npz:pimc:50 pimc:50
 run cfrbid_netplay_vs_pimc50 split:cfr:knock_cfr.npz:knock_150m.pt pimc:50
+run anchored_vs_pimc50 anchored:32:knock_150m.pt pimc:50
