@@ -7,7 +7,7 @@
     euchre merge RUN_DIR RUN_DIR ... [--out DIR]   (runs of one match over disjoint --first-deal ranges)
     euchre train --config configs/knock.yaml [--set section.key=value ...] [--run-name NAME] [--resume]
     euchre exploit AGENT --minutes 60 [--config configs/knock.yaml] [--deals N] [--seed S] [--resume]
-    euchre exploit AGENT --method lbr [--deals N] [--worlds K] [--rollouts R] [--workers W]   (no training)
+    euchre exploit AGENT --method lbr [--deals N] [--worlds K] [--rollouts R] [--default SPEC]   (no training)
     euchre cfr --preset knock --minutes 20 --out tables.npz [--resume]     (then the agent spec cfr:tables.npz)
     euchre play --preset knock --seat 0 --partner rules --opponents CKPT.pt [--seed N] [--hands N] [--set ...]
     euchre serve --port 8000 [the options of play]    (the same games in a browser, on 127.0.0.1)

@@ -125,7 +125,7 @@ class LBRAgent:
                              "world replay does not model)")
         self.frozen_spec, self.worlds, self.rollouts, self.floor = frozen, worlds, rollouts, float(floor)
         self.confidence = float(confidence)
-        # Separate copies: the posterior's and the rollouts' frozen agent, the probe's own default policy.
+        # The posterior asks its own copy of the frozen agent; the rollouts theirs (or a cheaper stand-in).
         self._frozen = build_for_rules(frozen, rules)
         self._rollout_frozen = build_for_rules(rollout_frozen or frozen, rules)
         # The default policy: at the decision (the guard's baseline) and in the probe's seats of the rollouts.
