@@ -62,6 +62,17 @@ class SplitAgent:
         self.bidder.reset(seed)
         self.player.reset(seed)
 
+    @property
+    def rules(self) -> Any:
+        """The rules a trained half was made for (the bidder's first), so that a match whose spec ends in a
+        checkpoint (``split:pimc:50:knock_150m.pt``) reads its rules from it like any checkpoint agent;
+        AttributeError where neither half has any (both are rule-free agents)."""
+        for agent in (self.bidder, self.player):
+            rules = getattr(agent, "rules", None)
+            if rules is not None:
+                return rules
+        raise AttributeError(f"{self.name}: neither half was trained for particular rules")
+
     def check_rules(self, rules: Any) -> None:
         """What each half checks of the rules it plays (a network: the rules it was trained for)."""
         for agent in (self.bidder, self.player):

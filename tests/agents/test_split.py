@@ -63,3 +63,13 @@ def test_a_split_of_one_agent_is_that_agent():
     of exactly zero against it."""
     result = evaluate("split:rules:rules", "rules", "knock", n=12, seed=5, workers=1)
     assert result.margin == 0.0 and all(r.diff0 + r.diff1 == 0 for r in result.records)
+
+
+def test_a_match_reads_its_rules_from_a_split_that_ends_in_a_checkpoint():
+    """``euchre eval split:rules:CKPT rules`` takes its rules from the checkpoint half, as for any checkpoint agent
+    (it failed with AttributeError when the network was the card player)."""
+    from euchre_env.cli.evaluate import match_rules
+
+    rules, text = match_rules(None, [], ["split:rules:knock_150m.pt", "rules"])
+    assert rules.preset_name == "knock" and "split:rules:knock_150m.pt" in text
+    assert make_agent("split:knock_150m.pt:rules").rules.unlabelled() == rules.unlabelled()
