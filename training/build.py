@@ -38,7 +38,8 @@ def make_model(config: TrainConfig, rules: Rules, oracle: Oracle | None, dense: 
     torch.manual_seed(config.run.seed)
     return ActorCritic(make_observer(rules, model.observation).size, len(action_table(rules)), model.hidden,
                        critic_extra=oracle.size if oracle is not None else 0,
-                       solver_head=config.ppo.solver_coef > 0, dense=dense)
+                       solver_head=config.ppo.solver_coef > 0,
+                       belief_cards=rules.deck_spec.num_ids if config.ppo.belief_coef > 0 else 0, dense=dense)
 
 
 def make_selfplay(config: TrainConfig, rules: Rules, model: ActorCritic, oracle: Oracle | None,

@@ -105,6 +105,11 @@ class PPOConfig:
     # weight in the loss (0: none).
     solver_coef: float = 0.0
     solver_fraction: float = 0.25
+    # The belief head (agents/neural/belief.py): an auxiliary head on the actor's features that learns where each
+    # unseen card is, by cross-entropy against the true deal (read from the oracle critic's features, so it needs
+    # model.critic: oracle), with this weight in the loss (0: no head). It trains in the critic's parameter group
+    # (ppo.critic_lr), so it learns on the actor's features during ppo.critic_warmup too.
+    belief_coef: float = 0.0
     # What the dense layers multiply in during the PPO epochs: "float32", or "bfloat16" (inputs and weights
     # rounded to an 8-bit mantissa for the product, everything else float32; 4-5x faster products on a CPU with
     # AVX-512 BF16 or AMX, far slower on one without), or "auto": the one that multiplies faster on the machine
@@ -264,6 +269,7 @@ RANGES: dict[str, Range] = {
     "ppo.reward_scale": Range(0, 100, integer=False, above=True),  # 0 would make every reward zero
     "ppo.solver_coef": Range(0, 10, integer=False, zero="no solver targets"),
     "ppo.solver_fraction": Range(0, 1, integer=False, above=True),
+    "ppo.belief_coef": Range(0, 100, integer=False, zero="no belief head"),
     "ppo.critic_warmup": Range(0, 10**6, zero="the actor learns from the first update"),
     "pretrain.decisions": DECISIONS,
     "pretrain.epochs": Range(1, 100),
@@ -414,6 +420,9 @@ class TrainConfig:
         _choice("model.observation", self.model.observation, OBSERVATIONS)
         _choice("model.critic", self.model.critic, CRITICS)
         _choice("ppo.matmul_precision", p.matmul_precision, (*PRECISIONS, AUTO_PRECISION))
+        if p.belief_coef and self.model.critic != "oracle":
+            raise ValueError("config ppo.belief_coef needs model.critic: oracle (the belief head learns the true "
+                             "deal from the oracle's features); set it to 0 with the seat critic")
         _choice("run.backend", self.run.backend, BACKENDS)
         resolve_device(self.run.device)  # a device this machine lacks: one line naming those it has
         if not lg.mix or sum(lg.mix.values()) <= 0:

@@ -59,6 +59,19 @@ class Oracle:
         out[opponents + self._kind[opponent]] = 1.0
         return out
 
+    def card_places(self, extra: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The belief head's targets from rows of these features (``extra [k, size]``): ``(share [k, n, 4],
+        hidden [k, n])``, ``share`` the part of a card's copies in each of
+        :data:`~euchre_env.agents.neural.belief.LOCATIONS` (the left seat's hand, the partner's, the right seat's,
+        the kitty with the discard), ``hidden`` whether any copy is in one of those places: not in the seat's own
+        hand and not played. Cards in the frame of the seat's observation, as the features are."""
+        n, hands, kitty, discard = self._n, self.layout["hands"][0], self.layout["kitty"][0], self.layout["discard"][0]
+        seats = extra[:, hands:hands + NUM_SEATS * n].reshape(len(extra), NUM_SEATS, n)
+        out = extra[:, kitty:kitty + n] + extra[:, discard:discard + n]
+        counts = np.concatenate([seats[:, 1:], out[:, None]], axis=1).transpose(0, 2, 1)  # [k, n, 4]
+        total = counts.sum(-1)
+        return (counts / np.maximum(total, 1.0)[..., None]).astype(np.float32), total > 0
+
     def encode_batch(self, hands: np.ndarray, kitty: np.ndarray, discard: np.ndarray, seats: np.ndarray,
                      card_frames: np.ndarray, opponents: list[str], out: np.ndarray) -> np.ndarray:
         """:meth:`encode` for ``k`` decisions at once, from the arrays of

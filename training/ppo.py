@@ -7,9 +7,11 @@ import numpy as np
 import torch
 from torch import nn
 
+from euchre_env.agents.neural.belief import belief_loss
 from euchre_env.agents.neural.network import ActorCritic, log_prob_and_entropy, matmul_precision
 from euchre_env.agents.neural.sparse_input import SparseRows
 from euchre_env.training.config import PPOConfig
+from euchre_env.training.oracle import Oracle
 from euchre_env.training.selfplay import Rollout
 
 
@@ -41,9 +43,12 @@ def _gae(value: np.ndarray, reward: np.ndarray, nxt: np.ndarray, gamma: np.float
 
 def ppo_update(
     model: ActorCritic, optimizer: torch.optim.Optimizer, rollout: Rollout, cfg: PPOConfig,
-    generator: torch.Generator,
+    generator: torch.Generator, oracle: Oracle | None = None,
 ) -> dict[str, float]:
     """Run the PPO epochs on one rollout; returns the losses and diagnostics to log.
+
+    With a belief head and ``ppo.belief_coef``, ``oracle`` (the run's, whose features the rollout's ``extra``
+    holds) gives the head's targets: the true place of every card the seat cannot see.
 
     On the CPU the observations become their non-zero entries for the sparse first layer; a model in the dense
     form runs on its device: the rollout moves there once and every minibatch is indexed there (the
@@ -74,6 +79,13 @@ def ppo_update(
     if solver:
         target_all = tensor(rollout.solver_target)
         keys.append("solver_loss")
+    belief = model.belief_head is not None and cfg.belief_coef > 0
+    if belief:
+        if oracle is None:
+            raise ValueError("ppo_update: the belief head's targets come from the oracle's features: pass oracle")
+        share_np, hidden_np = oracle.card_places(rollout.extra)
+        share_all, hidden_all = tensor(share_np), tensor(hidden_np)
+        keys.append("belief_loss")
     stats: dict[str, list[float]] = {k: [] for k in keys}
     model.train()
     with matmul_precision(model, cfg.matmul_precision):  # float32 again for the collection
@@ -84,8 +96,8 @@ def ppo_update(
                 mb = order[start:start + cfg.minibatch_size]
                 if device is not None:
                     mb = mb.to(device)
-                if solver:  # the actor's features once, for the logits and the solver head
-                    logits, q = model.solver_values(obs[mb], mask[mb])
+                if solver or belief:  # the actor's features once, for the logits and the heads
+                    logits, q, beliefs = model.heads(obs[mb], mask[mb])
                     value = model.value(obs[mb], extra[mb])
                 else:
                     logits, value = model(obs[mb], mask[mb], extra[mb])
@@ -108,6 +120,10 @@ def ppo_update(
                     solver_loss = 0.5 * ((q - target.nan_to_num()) ** 2)[has].mean() if has.any() else q.sum() * 0
                     loss = loss + cfg.solver_coef * solver_loss
                     stats["solver_loss"].append(solver_loss.item())
+                if belief:  # cross-entropy of each unseen card's place against the true deal
+                    belief_loss_mb = belief_loss(beliefs, share_all[mb], hidden_all[mb])
+                    loss = loss + cfg.belief_coef * belief_loss_mb
+                    stats["belief_loss"].append(belief_loss_mb.item())
                 optimizer.zero_grad()
                 loss.backward()
                 nn.utils.clip_grad_norm_(model.parameters(), cfg.max_grad_norm)

@@ -170,8 +170,11 @@ class Trainer:
         if not ppo.critic_lr and not ppo.critic_warmup:
             return [{"params": list(self.model.parameters()), "lr": ppo.lr}]
         head = list(self.model.solver_head.parameters()) if self.model.solver_head is not None else []
+        # The belief head learns with the critic (a supervised fit, as the value is), so during the critic's
+        # warm-up it fits the actor's features while they stay still.
+        belief = list(self.model.belief_head.parameters()) if self.model.belief_head is not None else []
         return [{"params": list(self.model.actor.parameters()) + head, "lr": ppo.lr},  # the head trains the actor
-                {"params": list(self.model.critic.parameters()), "lr": ppo.critic_lr}]
+                {"params": list(self.model.critic.parameters()) + belief, "lr": ppo.critic_lr}]
 
     def _set_learning_rates(self, fraction: float) -> None:
         """Every group's learning rate at ``fraction`` of its configured value; the actor's at 0 during the
@@ -213,6 +216,8 @@ class Trainer:
             self.model.critic.load_state_dict(data["critic"])
             if self.model.solver_head is not None:
                 self.model.solver_head.load_state_dict(data["solver_head"])
+            if self.model.belief_head is not None:
+                self.model.belief_head.load_state_dict(data["belief"])
             self.optimizer.load_state_dict(data["optimizer"])
             counters = data["counters"]
             self.update, self.decisions, self.hands = counters["update"], counters["decisions"], counters["hands"]
@@ -268,7 +273,7 @@ class Trainer:
     # ------------------------------------------------------------------ checkpoints
     def play_payload(self) -> dict[str, Any]:
         """What a player of the current actor needs (league snapshots are exactly this): no critic."""
-        return model_payload(self.model.actor, self.rules, self.config.model.observation)
+        return model_payload(self.model.actor, self.rules, self.config.model.observation, self.model.belief_head)
 
     def checkpoint_payload(self) -> dict[str, Any]:
         """The play payload and the trainer's keys, every tensor on the CPU (a checkpoint names no device)."""
@@ -605,7 +610,7 @@ class Trainer:
         t1 = time.perf_counter()
         generator = torch.Generator().manual_seed(int(np.random.default_rng([cfg.run.seed, self.update, 1])
                                                       .integers(2**62)))
-        stats = ppo_update(self.model, self.optimizer, rollout, cfg.ppo, generator)
+        stats = ppo_update(self.model, self.optimizer, rollout, cfg.ppo, generator, self.oracle)
         t2 = time.perf_counter()
         self.update += 1
         self.decisions += len(rollout)

@@ -33,7 +33,14 @@ import numba
 import numpy as np
 import torch
 
-from euchre_env.agents.neural.checkpoint import CheckpointError, build_model, check_rules, load_checkpoint
+from euchre_env.agents.neural.belief import BeliefHead
+from euchre_env.agents.neural.checkpoint import (
+    CheckpointError,
+    build_belief,
+    build_model,
+    check_rules,
+    load_checkpoint,
+)
 from euchre_env.agents.neural.network import ActorCritic, PolicyNet
 from euchre_env.agents.neural.sparse_input import SparseInputLinear, SparseRows
 from euchre_env.compiled.builds import SLICES_PER_THREAD
@@ -42,7 +49,7 @@ from euchre_env.views.infostate import InfoState
 from euchre_env.views.seat_view import seat_view
 from euchre_env.views.structured import Frame, make_observer
 
-_MODELS: dict[tuple[str, int, int], tuple[PolicyNet, Rules, str]] = {}  # (path, mtime, size) -> what it plays
+_MODELS: dict[tuple[str, int, int], tuple[PolicyNet, Rules, str, BeliefHead | None]] = {}  # (path, mtime, size) ->
 # The harness builds one agent per seat and per deal: one observer per rule set and kind serves them all.
 _observer = lru_cache(maxsize=16)(make_observer)
 # A batch twin observes on the vector env's threads (one made with ``threads`` other than 1) from this many games
@@ -50,8 +57,9 @@ _observer = lru_cache(maxsize=16)(make_observer)
 PARALLEL_FROM = 256
 
 
-def _load(path: str) -> tuple[PolicyNet, Rules, str]:
-    """The actor, rules and observation kind of the checkpoint at ``path``, read once per file version.
+def _load(path: str) -> tuple[PolicyNet, Rules, str, BeliefHead | None]:
+    """The actor, rules, observation kind and belief head (None: none) of the checkpoint at ``path``, read once per
+    file version.
 
     The harness builds one agent per seat and per deal: the cache keeps that to one read, and
     the file's modification time and size in the key make a rewritten checkpoint load afresh.
@@ -63,7 +71,7 @@ def _load(path: str) -> tuple[PolicyNet, Rules, str]:
         key = None  # missing or unreadable: load_checkpoint says which
     if key is None or key not in _MODELS:
         data = load_checkpoint(path)
-        loaded = (build_model(data, path), data["rules"], data["observation"])
+        loaded = (build_model(data, path), data["rules"], data["observation"], build_belief(data, path))
         if key is None:
             return loaded
         _MODELS[key] = loaded
@@ -97,7 +105,9 @@ class NeuralAgent:
         if rules is not None and not isinstance(rules, Rules):
             raise TypeError(f"NeuralAgent: rules must be a euchre_env Rules or None, got {type(rules).__name__} "
                             f"{rules!r} (pass the seed as seed=...)")
+        self.belief: BeliefHead | None = None  # where the unseen cards are (agents/neural/belief.py), if it has one
         if isinstance(checkpoint, ActorCritic):
+            self.belief = checkpoint.belief_head
             checkpoint = checkpoint.actor  # the critic is the trainer's; playing needs the actor only
         if isinstance(checkpoint, PolicyNet):
             if rules is None:
@@ -111,7 +121,7 @@ class NeuralAgent:
                                  f"{self.observation} observation of these rules has {self.observer.size}")
         elif isinstance(checkpoint, (str, os.PathLike)):
             self.source = os.fspath(checkpoint)
-            self.model, self.rules, self.observation = _load(self.source)
+            self.model, self.rules, self.observation, self.belief = _load(self.source)
             if rules is not None:
                 check_rules(self.source, self.rules, rules)
             if observation is not None and observation != self.observation:
@@ -154,6 +164,19 @@ class NeuralAgent:
             probs = torch.softmax(logits, -1).numpy().astype(np.float64)
             action = int(self.rng.choice(len(probs), p=probs / probs.sum()))
         return action if frame is None else frame.to_absolute_action(action)
+
+    def card_beliefs(self, state: InfoState) -> np.ndarray:
+        """``[card ids, len(LOCATIONS)]``: the belief head's probability that each card of the deck (absolute ids)
+        lies in each of :data:`~euchre_env.agents.neural.belief.LOCATIONS` (relative to ``state``'s seat), from
+        what that seat knows. Rows of cards the seat holds or has seen played mean nothing. ValueError where the
+        network has no belief head."""
+        if self.belief is None:
+            raise ValueError(f"NeuralAgent: {self.source!r} has no belief head (train one with ppo.belief_coef)")
+        obs, _, frame = self._encode(state)
+        with torch.no_grad():
+            features = self.model.hidden_activations(torch.as_tensor(obs).unsqueeze(0))
+            probs = torch.softmax(self.belief(features)[0], dim=-1).numpy()
+        return probs if frame is None else probs[frame.card_to_canonical]  # absolute card c: its canonical row
 
     def _encode(self, state: InfoState) -> tuple[np.ndarray, np.ndarray, Frame | None]:
         """The network's input and legal mask for ``state``'s seat, and the frame they are in (None: absolute)."""

@@ -33,6 +33,7 @@ from typing import Any
 
 import torch
 
+from euchre_env.agents.neural.belief import LOCATIONS, BeliefHead
 from euchre_env.agents.neural.network import PolicyNet
 from euchre_env.game.actions import action_table
 from euchre_env.game.rules import Rules
@@ -67,8 +68,10 @@ def check_rules(path: str | os.PathLike, trained: Rules, here: Rules) -> None:
         raise CheckpointError(f"checkpoint {os.fspath(path)!r} was trained for other rules: {diff}")
 
 
-def model_payload(actor: PolicyNet, rules: Rules, observation: str = "absolute") -> dict[str, Any]:
-    """What a player of ``actor`` needs: its weights, shape, rules, observation kind and fingerprint.
+def model_payload(actor: PolicyNet, rules: Rules, observation: str = "absolute",
+                  belief: BeliefHead | None = None) -> dict[str, Any]:
+    """What a player of ``actor`` needs: its weights, shape, rules, observation kind and fingerprint; with
+    ``belief``, its belief head's weights under ``"belief"`` (a search's world sampler reads them).
 
     ValueError in one line for an unknown observation or an actor whose input size is not that
     observation's under ``rules``.
@@ -77,7 +80,7 @@ def model_payload(actor: PolicyNet, rules: Rules, observation: str = "absolute")
     if actor.obs_size != size:
         raise ValueError(f"model_payload: the actor takes {actor.obs_size} inputs, the {observation} observation "
                          f"of these rules has {size}")
-    return {
+    payload = {
         "format": FORMAT,
         "version": VERSION,
         "observation": observation,
@@ -90,6 +93,9 @@ def model_payload(actor: PolicyNet, rules: Rules, observation: str = "absolute")
         "rules": rules.to_dict(),
         "fingerprint": fingerprint(rules, observation),
     }
+    if belief is not None:
+        payload["belief"] = {k: v.detach().to("cpu", copy=True) for k, v in belief.state_dict().items()}
+    return payload
 
 
 def save_checkpoint(payload: dict[str, Any], path: str) -> None:
@@ -224,3 +230,21 @@ def build_model(data: dict[str, Any], path: str | os.PathLike | None = None) -> 
         detail = _one_line(lines[1] if len(lines) > 1 else e)
         raise CheckpointError(f"{where}: the weights do not fit the network it describes ({detail})") from None
     return model.eval()
+
+
+def build_belief(data: dict[str, Any], path: str | os.PathLike | None = None) -> BeliefHead | None:
+    """The belief head a checkpoint read by :func:`load_checkpoint` carries (agents/neural/belief.py), in eval mode;
+    None where it has none; a CheckpointError in one line where it does not fit the network and the deck."""
+    if "belief" not in data:
+        return None
+    where = "checkpoint" if path is None else f"checkpoint {os.fspath(path)!r}"
+    try:
+        weight = data["belief"]["linear.weight"]
+        features, cards = int(weight.shape[1]), int(weight.shape[0]) // len(LOCATIONS)
+        if features != int(data["hidden"][-1]) or cards != data["rules"].deck_spec.num_ids:  # rules: as loaded
+            raise ValueError(f"a head of {features} features and {cards} cards")
+        head = BeliefHead(features, cards)
+        head.load_state_dict(data["belief"])
+    except (RuntimeError, KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
+        raise CheckpointError(f"{where}: its belief head does not fit the network ({_one_line(e)})") from None
+    return head.eval()

@@ -19,6 +19,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from euchre_env.agents.neural.belief import BeliefHead
 from euchre_env.agents.neural.cpu_kernels import sample_rows, tanh
 from euchre_env.agents.neural.sparse_input import SparseInputLinear, SparseRows, sparse_input
 
@@ -206,7 +207,7 @@ class ActorCritic(nn.Module):
     """
 
     def __init__(self, obs_size: int, num_actions: int, hidden: list[int], critic_extra: int = 0,
-                 solver_head: bool = False, dense: bool = False) -> None:
+                 solver_head: bool = False, belief_cards: int = 0, dense: bool = False) -> None:
         super().__init__()
         self.obs_size = obs_size
         self.num_actions = num_actions
@@ -217,15 +218,19 @@ class ActorCritic(nn.Module):
         # The auxiliary head of solver targets (training/solver_targets.py): a value per action from the
         # actor's features, which it shapes; trained, never played (checkpoints play the actor alone).
         self.solver_head = _init(DenseLinear(hidden[-1], num_actions), 1.0) if solver_head else None
+        # The belief head (agents/neural/belief.py): where each of ``belief_cards`` card ids is, from the actor's
+        # features; trained by supervision from the true deal, played only by a search that samples worlds.
+        self.belief_head = BeliefHead(hidden[-1], belief_cards) if belief_cards else None
 
-    def solver_values(self, obs: torch.Tensor, mask: torch.Tensor
-                      ) -> tuple[torch.Tensor, torch.Tensor]:
-        """``(masked logits, per-action values of the solver head)``, from one pass through the actor."""
-        if self.solver_head is None:
-            raise ValueError("this ActorCritic has no solver head (build it with solver_head=True)")
+    def heads(self, obs: torch.Tensor | SparseRows, mask: torch.Tensor
+              ) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor | None]:
+        """``(masked logits, the solver head's per-action values, the belief head's [batch, cards, locations]
+        logits)`` from one pass through the actor; None for a head the model does not have."""
         features = self.actor.hidden_activations(obs)
-        logits = _widened(self.actor[-1](features))
-        return torch.where(mask, logits, ILLEGAL_LOGIT), _widened(self.solver_head(features))
+        logits = torch.where(mask, _widened(self.actor[-1](features)), ILLEGAL_LOGIT)
+        values = None if self.solver_head is None else _widened(self.solver_head(features))
+        beliefs = None if self.belief_head is None else self.belief_head(features)
+        return logits, values, beliefs
 
     def masked_logits(self, obs: torch.Tensor | SparseRows, mask: torch.Tensor) -> torch.Tensor:
         return self.actor.masked_logits(obs, mask)

@@ -1,0 +1,53 @@
+"""The belief head: where each card a seat cannot see lies, from what the seat knows.
+
+An auxiliary head on the actor's last hidden features (:class:`BeliefHead`) gives, for every card id of the deck
+(in the frame of the observation), a distribution over the four places a card the seat does not hold and has not
+seen played can be (:data:`LOCATIONS`): the hand of the seat on its left, its partner's, the one on its right, or
+out of play (the undealt cards and the dealer's discard). It is trained in self-play by supervision from the true
+deal (``ppo.belief_coef``; the targets come from the oracle critic's features, training/oracle.py), and it reads
+nothing but the actor's input, so it knows only what the seat knows (tests/agents/test_belief.py changes the hidden
+cards and finds the same input and the same beliefs).
+
+What uses it: a search that samples its worlds (``AnchoredSearchAgent(..., worlds_from="belief")``: the uniform
+consistent worlds of :mod:`euchre_env.agents.search.worlds` resampled in proportion to the head's probability of
+each world's card places), and ``experiments/belief_quality.py``, which scores it against uniform sampling over
+the consistent deals (docs/agents.md#a-belief-over-the-hidden-cards).
+
+Why a head on the actor rather than a network of its own: the actor's features already summarise the calls and
+the play; the head costs one small product per decision, and its gradient may teach the actor's features to track
+who holds what (as the policy-inference results in Skat suggest). A checkpoint carries it under ``"belief"``
+(agents/neural/checkpoint.py); a network without one plays as before.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+LOCATIONS = ("left", "partner", "right", "out")  # relative to the seat; "out": undealt or the dealer's discard
+
+
+class BeliefHead(nn.Module):
+    """``[batch, features]`` -> ``[batch, cards, len(LOCATIONS)]`` logits over each card's place (float32)."""
+
+    def __init__(self, features: int, cards: int) -> None:
+        super().__init__()
+        self.cards = cards
+        self.linear = nn.Linear(features, cards * len(LOCATIONS))
+        nn.init.orthogonal_(self.linear.weight, 0.01)  # near-uniform beliefs to start
+        nn.init.zeros_(self.linear.bias)
+
+    def forward(self, features: torch.Tensor) -> torch.Tensor:
+        # float32 whatever the trunk multiplied in (bfloat16 under matmul_precision): a small product, kept exact
+        out = nn.functional.linear(features.float(), self.linear.weight, self.linear.bias)
+        return out.view(-1, self.cards, len(LOCATIONS))
+
+
+def belief_loss(logits: torch.Tensor, share: torch.Tensor, hidden: torch.Tensor) -> torch.Tensor:
+    """Cross-entropy of the beliefs ``logits [b, cards, 4]`` against the true places ``share [b, cards, 4]`` (the
+    share of a card's hidden copies in each place), averaged over the cards the seat cannot see (``hidden [b,
+    cards]``); 0 (with a gradient) where there are none."""
+    if not bool(hidden.any()):
+        return logits.sum() * 0
+    cross = -(share * torch.log_softmax(logits, dim=-1)).sum(-1)
+    return cross[hidden].mean()
