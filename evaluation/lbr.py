@@ -54,7 +54,7 @@ import numpy as np
 
 from euchre_env.agents.random_agent import RandomAgent
 from euchre_env.agents.registry import build_for_rules
-from euchre_env.agents.search.worlds import World, WorldSampler, world_deal
+from euchre_env.agents.search.worlds import World, WorldSampler, resample, world_deal
 from euchre_env.evaluation.evaluate import evaluate
 from euchre_env.evaluation.results import MatchResult
 from euchre_env.game.actions import action_table
@@ -184,7 +184,7 @@ class LBRAgent:
         bases, weights = self.posterior(info, rng=rng)
         ess = 1.0 / float(weights @ weights)
         if len(bases) > self.rollouts:
-            picks, share = _systematic(weights, self.rollouts, rng), np.full(self.rollouts, 1.0 / self.rollouts)
+            picks, share = resample(weights, self.rollouts, rng), np.full(self.rollouts, 1.0 / self.rollouts)
         else:
             picks, share = np.arange(len(bases)), weights
         margins = np.array([[self._rollout(bases[i], a, info.seat) for a in legal] for i in picks])
@@ -279,13 +279,6 @@ def _information_state(info: dict[str, Any]) -> InfoState:
     if state is None:
         raise ValueError("LBRAgent needs info['information_state']: create the env with info_state=True")
     return state
-
-
-def _systematic(weights: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
-    """``n`` indices drawn in proportion to ``weights`` with one uniform draw (systematic resampling: every world
-    of weight above 1/n is kept, the rest in proportion)."""
-    points = (rng.random() + np.arange(n)) / n
-    return np.minimum(np.searchsorted(np.cumsum(weights), points), len(weights) - 1)
 
 
 @dataclass(frozen=True)

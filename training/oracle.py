@@ -62,7 +62,7 @@ class Oracle:
     def card_places(self, extra: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The belief head's targets from rows of these features (``extra [k, size]``): ``(share [k, n, 4],
         hidden [k, n])``, ``share`` the part of a card's copies in each of
-        :data:`~euchre_env.agents.neural.belief.LOCATIONS` (the left seat's hand, the partner's, the right seat's,
+        :data:`~euchre_env.game.seats.CARD_PLACES` (the left seat's hand, the partner's, the right seat's,
         the kitty with the discard), ``hidden`` whether any copy is in one of those places: not in the seat's own
         hand and not played. Cards in the frame of the seat's observation, as the features are."""
         n, hands, kitty, discard = self._n, self.layout["hands"][0], self.layout["kitty"][0], self.layout["discard"][0]

@@ -166,8 +166,8 @@ class NeuralAgent:
         return action if frame is None else frame.to_absolute_action(action)
 
     def card_beliefs(self, state: InfoState) -> np.ndarray:
-        """``[card ids, len(LOCATIONS)]``: the belief head's probability that each card of the deck (absolute ids)
-        lies in each of :data:`~euchre_env.agents.neural.belief.LOCATIONS` (relative to ``state``'s seat), from
+        """``[card ids, len(CARD_PLACES)]``: the belief head's probability that each card of the deck (absolute ids)
+        lies in each of :data:`~euchre_env.game.seats.CARD_PLACES` (relative to ``state``'s seat), from
         what that seat knows. Rows of cards the seat holds or has seen played mean nothing. ValueError where the
         network has no belief head."""
         if self.belief is None:

@@ -2,11 +2,11 @@
 
 An auxiliary head on the actor's last hidden features (:class:`BeliefHead`) gives, for every card id of the deck
 (in the frame of the observation), a distribution over the four places a card the seat does not hold and has not
-seen played can be (:data:`LOCATIONS`): the hand of the seat on its left, its partner's, the one on its right, or
-out of play (the undealt cards and the dealer's discard). It is trained in self-play by supervision from the true
-deal (``ppo.belief_coef``; the targets come from the oracle critic's features, training/oracle.py), and it reads
-nothing but the actor's input, so it knows only what the seat knows (tests/agents/test_belief.py changes the hidden
-cards and finds the same input and the same beliefs).
+seen played can be (:data:`~euchre_env.game.seats.CARD_PLACES`): the hand of the seat on its left, its partner's,
+the one on its right, or out of play (the undealt cards and the dealer's discard). It is trained in self-play by
+supervision from the true deal (``ppo.belief_coef``; the targets come from the oracle critic's features,
+training/oracle.py), and it reads nothing but the actor's input, so it knows only what the seat knows
+(tests/training/test_belief.py changes the hidden cards and finds the same input and the same beliefs).
 
 What uses it: a search that samples its worlds (``AnchoredSearchAgent(..., worlds_from="belief")``: the uniform
 consistent worlds of :mod:`euchre_env.agents.search.worlds` resampled in proportion to the head's probability of
@@ -24,23 +24,23 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-LOCATIONS = ("left", "partner", "right", "out")  # relative to the seat; "out": undealt or the dealer's discard
+from euchre_env.game.seats import CARD_PLACES
 
 
 class BeliefHead(nn.Module):
-    """``[batch, features]`` -> ``[batch, cards, len(LOCATIONS)]`` logits over each card's place (float32)."""
+    """``[batch, features]`` -> ``[batch, cards, len(CARD_PLACES)]`` logits over each card's place (float32)."""
 
     def __init__(self, features: int, cards: int) -> None:
         super().__init__()
         self.cards = cards
-        self.linear = nn.Linear(features, cards * len(LOCATIONS))
+        self.linear = nn.Linear(features, cards * len(CARD_PLACES))
         nn.init.orthogonal_(self.linear.weight, 0.01)  # near-uniform beliefs to start
         nn.init.zeros_(self.linear.bias)
 
     def forward(self, features: torch.Tensor) -> torch.Tensor:
         # float32 whatever the trunk multiplied in (bfloat16 under matmul_precision): a small product, kept exact
         out = nn.functional.linear(features.float(), self.linear.weight, self.linear.bias)
-        return out.view(-1, self.cards, len(LOCATIONS))
+        return out.view(-1, self.cards, len(CARD_PLACES))
 
 
 def belief_loss(logits: torch.Tensor, share: torch.Tensor, hidden: torch.Tensor) -> torch.Tensor:

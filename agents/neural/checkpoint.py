@@ -33,10 +33,11 @@ from typing import Any
 
 import torch
 
-from euchre_env.agents.neural.belief import LOCATIONS, BeliefHead
+from euchre_env.agents.neural.belief import BeliefHead
 from euchre_env.agents.neural.network import PolicyNet
 from euchre_env.game.actions import action_table
 from euchre_env.game.rules import Rules
+from euchre_env.game.seats import CARD_PLACES
 from euchre_env.views.structured import OBSERVATIONS, make_observer
 
 FORMAT = "euchre-env-checkpoint"
@@ -240,7 +241,7 @@ def build_belief(data: dict[str, Any], path: str | os.PathLike | None = None) ->
     where = "checkpoint" if path is None else f"checkpoint {os.fspath(path)!r}"
     try:
         weight = data["belief"]["linear.weight"]
-        features, cards = int(weight.shape[1]), int(weight.shape[0]) // len(LOCATIONS)
+        features, cards = int(weight.shape[1]), int(weight.shape[0]) // len(CARD_PLACES)
         if features != int(data["hidden"][-1]) or cards != data["rules"].deck_spec.num_ids:  # rules: as loaded
             raise ValueError(f"a head of {features} features and {cards} cards")
         head = BeliefHead(features, cards)

@@ -9,9 +9,14 @@ rollouts of the same network it searches around, so the values share its mistake
 from a signal the network does not produce. At a decision with more than one legal action, reading only its
 seat's ``InfoState``:
 
-1. **Worlds** are drawn uniformly (:class:`~euchre_env.agents.search.worlds.WorldSampler`, as PIMC) and weighted
-   by the network's probability of every move the other seats made in them (the guided search's replay on a
-   ``VectorEuchre``, floored at ``BELIEF_FLOOR``; ``belief=False`` weighs them equally).
+1. **Worlds** (``worlds_from``): ``"policy"`` draws them uniformly
+   (:class:`~euchre_env.agents.search.worlds.WorldSampler`, as PIMC) and weighs each by the network's probability
+   of every move the other seats made in it (the guided search's replay on a ``VectorEuchre``, floored at
+   ``BELIEF_FLOOR``); ``"belief"`` samples them from the network's belief head (agents/neural/belief.py):
+   ``BELIEF_POOL`` x N uniform consistent worlds, N of them kept by systematic resampling in proportion to the
+   head's probability of every hidden card's place there (importance resampling: the head's beliefs restricted to
+   the deals the seat's knowledge allows), then weighed equally; ``"uniform"`` weighs uniform worlds equally.
+   The default, ``"auto"``: ``"belief"`` for a network with a belief head, else ``"policy"``.
 2. **Values** are the seat team's points margin of the hand (``hand_value``: euchres and marches count), solved
    double-dummy in each world. A card play: the double-dummy value of each legal card on the world's current
    hands and the trick in progress. A calling decision (order / pass / alone, name, defend alone, the dealer's
@@ -55,7 +60,7 @@ from euchre_env.agents.neural.agent import NeuralAgent
 from euchre_env.agents.search.double_dummy import hand_value
 from euchre_env.agents.search.double_dummy_compiled import solver_for
 from euchre_env.agents.search.guided import GuidedSearchAgent
-from euchre_env.agents.search.worlds import World, WorldSampler, world_deal
+from euchre_env.agents.search.worlds import World, WorldSampler, resample, world_deal, world_places
 from euchre_env.compiled import layout as K
 from euchre_env.envs.vector import VectorEuchre
 from euchre_env.game.actions import NAME, ORDER, action_table
@@ -68,6 +73,9 @@ DEFAULT_WORLDS = 32
 DEFAULT_Z = 1.64  # one-sided 95%: leave the network only for a gain whose lower bound is above zero
 MIN_PLAY_WORLDS = 4  # the worlds of a card play other than the opening lead: N // 4, at least this
 EPS = 1e-9  # gains below this are ties
+WORLDS_FROM = ("auto", "belief", "policy", "uniform")  # how the worlds are drawn and weighed (the module docstring)
+BELIEF_POOL = 8  # worlds="belief": uniform worlds drawn per world kept
+BELIEF_MIN = 1e-6  # a place the head rules out still leaves a consistent world a chance
 
 
 def card_values(solver: Any, hands: Sequence[Sequence[int]], to_play: int, maker_team: int,
@@ -83,14 +91,23 @@ class AnchoredSearchAgent(GuidedSearchAgent):
 
     name = "anchored"
     def __init__(self, checkpoint: str | NeuralAgent, worlds: int = DEFAULT_WORLDS, z: float = DEFAULT_Z,
-                 belief: bool = True, seed: int | None = None, name: str | None = None) -> None:
+                 worlds_from: str = "auto", seed: int | None = None, name: str | None = None) -> None:
         if isinstance(worlds, bool) or not isinstance(worlds, int) or worlds < 1:
             raise ValueError(f"AnchoredSearchAgent: worlds must be an integer of at least 1, got {worlds!r}")
         network = checkpoint if isinstance(checkpoint, NeuralAgent) else NeuralAgent(checkpoint)
         if network.rules.is_bid:
             raise ValueError(f"AnchoredSearchAgent: {network.source!r} plays Bid Euchre, which the search does not "
                              "cover (the help exchange); use the checkpoint itself or pimc:N")
-        super().__init__(network, worlds, belief=belief, confidence=z, seed=seed, name=name)
+        if worlds_from not in WORLDS_FROM:
+            raise ValueError(f"AnchoredSearchAgent: worlds_from must be one of {', '.join(map(repr, WORLDS_FROM))}, "
+                             f"got {worlds_from!r}")
+        if worlds_from == "auto":
+            worlds_from = "belief" if network.belief is not None else "policy"
+        if worlds_from == "belief" and network.belief is None:
+            raise ValueError(f"AnchoredSearchAgent: {network.source!r} has no belief head to draw worlds from "
+                             "(train one with ppo.belief_coef; configs/knock_belief.yaml)")
+        self.worlds_from = worlds_from
+        super().__init__(network, worlds, belief=worlds_from == "policy", confidence=z, seed=seed, name=name)
         self.z = float(z)
         self._solvers: dict[int, Any] = {}  # by trump; exact values, so reuse across decisions changes nothing
         self._table = action_table(self.rules)
@@ -145,9 +162,12 @@ class AnchoredSearchAgent(GuidedSearchAgent):
         worlds, deals, discards = self.draw(info, n, rng)
         if info.phase == Phase.PLAY:
             candidates = self._honest(info, legal)
-            venv, policy = self._engine(n)
-            venv.reset(options={"deals": deals})
-            log_weight = self._replay(info, venv, policy, discards, 1)
+            if self.belief:  # the replay only weighs the worlds here: the solver reads the worlds' hands
+                venv, policy = self._engine(n)
+                venv.reset(options={"deals": deals})
+                log_weight = self._replay(info, venv, policy, discards, 1)
+            else:
+                log_weight = np.zeros(n)
             per_world = self.play_values(info, candidates, worlds)
         else:
             candidates, k = legal, len(legal)
@@ -162,11 +182,20 @@ class AnchoredSearchAgent(GuidedSearchAgent):
 
     def draw(self, info: InfoState, n: int, rng: np.random.Generator
              ) -> tuple[list[World], list[dict[str, Any]], np.ndarray]:
-        """``n`` worlds, their deals and the dealer's discard in each (-1: none), drawn as the guided search does."""
+        """``n`` worlds, their deals and the dealer's discard in each (-1: none): uniform, or resampled from a pool
+        by the belief head (``worlds_from="belief"``)."""
         sampler = WorldSampler(info)
+        if self.worlds_from == "belief":
+            pool = [sampler.sample(rng) for _ in range(BELIEF_POOL * n)]
+            log_belief = np.log(np.maximum(self.network.card_beliefs(info), BELIEF_MIN))
+            n_ids = info.rules.deck_spec.num_ids
+            log_weight = np.array([float((world_places(w, info.seat, n_ids) * log_belief).sum()) for w in pool])
+            weight = np.exp(log_weight - log_weight.max())
+            chosen = [pool[i] for i in resample(weight / weight.sum(), n, rng)]
+        else:
+            chosen = [sampler.sample(rng) for _ in range(n)]
         worlds, deals, discards = [], [], []
-        for _ in range(n):
-            world = sampler.sample(rng)
+        for world in chosen:
             deal, discard = world_deal(info, world, rng)
             worlds.append(world)
             deals.append(deal)

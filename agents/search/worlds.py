@@ -36,7 +36,7 @@ import numpy as np
 
 from euchre_env.game.deals import scripted_deal
 from euchre_env.game.phases import Phase
-from euchre_env.game.seats import NUM_SEATS, partner_of
+from euchre_env.game.seats import CARD_PLACES, NUM_SEATS, OUT_OF_PLAY, card_place, partner_of
 from euchre_env.views.infostate import InfoState
 
 
@@ -227,3 +227,23 @@ def world_deal(info: InfoState, world: World, rng: np.random.Generator) -> tuple
     if info.upcard_taken:
         hands[dealer].remove(info.upcard)
     return scripted_deal(dealer, hands, info.upcard), discard
+
+
+def world_places(world: World, seat: int, num_ids: int) -> np.ndarray:
+    """``[num_ids, len(CARD_PLACES)]``: the copies of each card in each place of ``world`` seen from ``seat``'s
+    chair (:data:`~euchre_env.game.seats.CARD_PLACES`; the seat's own hand counts in none)."""
+    places = np.zeros((num_ids, len(CARD_PLACES)))
+    for holder, hand in enumerate(world.hands):
+        if holder != seat:
+            for card in hand:
+                places[card, card_place(holder, seat)] += 1
+    for card in world.pile:
+        places[card, OUT_OF_PLAY] += 1
+    return places
+
+
+def resample(weights: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    """``n`` indices drawn in proportion to ``weights`` (summing to 1) with one uniform draw (systematic
+    resampling: every item of weight above 1/n is kept, the rest in proportion)."""
+    points = (rng.random() + np.arange(n)) / n
+    return np.minimum(np.searchsorted(np.cumsum(weights), points), len(weights) - 1)

@@ -9,6 +9,11 @@ from __future__ import annotations
 
 NUM_SEATS = 4
 NOBODY = -1  # "no seat": nobody to act, no maker yet, nobody defending alone
+# Where a card a seat does not hold and has not seen played may lie, from that seat's chair: the three other hands
+# (relative seats 1, 2, 3), then out of play (undealt, or the dealer's discard). The order of the belief head's
+# outputs (agents/neural/belief.py) and of a world's card places (agents/search/worlds.py).
+CARD_PLACES = ("left", "partner", "right", "out")
+OUT_OF_PLAY = 3
 
 
 def team_of(seat: int) -> int:
@@ -37,6 +42,11 @@ def same_team(a: int, b: int) -> bool:
 def relative_seat(seat: int, viewer: int) -> int:
     """Where ``seat`` sits from ``viewer``'s chair: 0 itself, 1 left, 2 partner, 3 right."""
     return (seat - viewer) % NUM_SEATS
+
+
+def card_place(holder: int, viewer: int) -> int:
+    """The index in :data:`CARD_PLACES` of a card in ``holder``'s hand, seen from ``viewer``'s chair (another seat)."""
+    return relative_seat(holder, viewer) - 1
 
 
 def team_seats(team: int) -> tuple[int, int]:

@@ -148,3 +148,67 @@ def test_every_decision_is_answered_legally(preset, options, tmp_path):
             assert action in state.legal_actions()
             state.apply(action if rng.random() < 0.5 else int(rng.choice(state.legal_actions())))
     assert agent.searched["call"] + agent.searched["alone"] and agent.searched["play"], agent.searched
+
+
+def _with_belief(tmp_path, bias: dict[tuple[int, int], float] | None = None) -> str:
+    """knock.pt with a belief head of zero weights (uniform beliefs) and ``bias`` on (card, place) logits."""
+    import torch
+
+    from euchre_env.agents.neural.belief import BeliefHead
+    from euchre_env.agents.neural.checkpoint import load_checkpoint, save_checkpoint
+    from euchre_env.game.seats import CARD_PLACES
+
+    data = load_checkpoint(KNOCK)
+    head = BeliefHead(int(data["hidden"][-1]), data["rules"].deck_spec.num_ids)
+    with torch.no_grad():
+        head.linear.weight.zero_()
+        for (card, place), value in (bias or {}).items():
+            head.linear.bias[card * len(CARD_PLACES) + place] = value
+    data["rules"] = data["rules"].to_dict()
+    data["belief"] = head.state_dict()
+    path = str(tmp_path / "knock_belief.pt")
+    save_checkpoint(data, path)
+    return path
+
+
+def test_worlds_from_is_checked_and_auto_follows_the_checkpoint(tmp_path):
+    assert AnchoredSearchAgent(KNOCK, worlds=4).worlds_from == "policy"  # no head
+    assert AnchoredSearchAgent(_with_belief(tmp_path), worlds=4).worlds_from == "belief"
+    with pytest.raises(ValueError, match="has no belief head to draw worlds from"):
+        AnchoredSearchAgent(KNOCK, worlds_from="belief")
+    with pytest.raises(ValueError, match="worlds_from must be one of 'auto', 'belief', 'policy', 'uniform'"):
+        AnchoredSearchAgent(KNOCK, worlds_from="head")
+
+
+def test_belief_worlds_are_consistent_and_follow_the_head(tmp_path):
+    """Worlds resampled by a head sure that one unseen card lies with the partner put it there far more often than
+    uniform worlds do, and every world still agrees with what the seat knows."""
+    from euchre_env.agents.search.worlds import world_places
+    from euchre_env.game.seats import partner_of
+
+    info = next(i for i in _decisions(range(3)) if i.phase == Phase.PLAY and len(i.hand) == 5)
+    rules = info.rules
+    unseen = next(c for c in range(rules.deck_spec.num_ids)
+                  if c not in info.hand and c not in info.played and c != info.upcard)
+    frame = NeuralAgent(KNOCK)._encode(info)[2]  # the head speaks in the seat's canonical suit frame
+    row = unseen if frame is None else int(frame.card_to_canonical[unseen])
+    sure = AnchoredSearchAgent(_with_belief(tmp_path, {(row, 1): 20.0}), worlds=40, seed=3)
+    plain = AnchoredSearchAgent(KNOCK, worlds=40, worlds_from="uniform", seed=3)
+    rng = np.random.default_rng(0)
+    with_partner = {}
+    for name, agent in (("belief", sure), ("uniform", plain)):
+        worlds, _, _ = agent.draw(info, 40, rng)
+        for w in worlds:
+            assert w.hands[info.seat] == tuple(sorted(info.hand))
+            assert [len(h) for h in w.hands] == list(info.hand_sizes)
+        with_partner[name] = np.mean([unseen in w.hands[partner_of(info.seat)] for w in worlds])
+        assert all(world_places(w, info.seat, rules.deck_spec.num_ids)[list(info.hand)].sum() == 0 for w in worlds)
+    assert with_partner["belief"] == 1.0 and with_partner["uniform"] < 0.6
+
+
+def test_a_search_on_belief_worlds_answers_legally_and_repeats(tmp_path):
+    path = _with_belief(tmp_path)
+    for info in _decisions(range(2), every=3):
+        a = AnchoredSearchAgent(path, worlds=4, seed=9).act(None, {"information_state": info})
+        assert a in info.legal_actions
+        assert AnchoredSearchAgent(path, worlds=4, seed=9).act(None, {"information_state": info}) == a

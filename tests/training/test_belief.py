@@ -15,11 +15,10 @@ from test_train_oracle import KINDS, KNOCK, encode, hidden_swaps, mid_hand  # no
 from tiny_run import QUIET, tiny  # noqa: E402
 
 from euchre_env.agents.neural.agent import NeuralAgent  # noqa: E402
-from euchre_env.agents.neural.belief import LOCATIONS  # noqa: E402
 from euchre_env.agents.neural.checkpoint import CheckpointError, load_checkpoint, save_checkpoint  # noqa: E402
 from euchre_env.agents.neural.network import ActorCritic  # noqa: E402
 from euchre_env.game.actions import action_table  # noqa: E402
-from euchre_env.game.seats import relative_seat  # noqa: E402
+from euchre_env.game.seats import CARD_PLACES, card_place  # noqa: E402
 from euchre_env.training.oracle import Oracle  # noqa: E402
 from euchre_env.training.ppo import ppo_update  # noqa: E402
 from euchre_env.training.selfplay import SelfPlay  # noqa: E402
@@ -42,11 +41,11 @@ def belief_collector() -> SelfPlay:
 
 def true_places(state) -> tuple[np.ndarray, np.ndarray]:
     """``(share [N, 4], hidden [N])`` in absolute card ids, read from the state by hand."""
-    seat, share = state.current, np.zeros((N, len(LOCATIONS)), np.float32)
+    seat, share = state.current, np.zeros((N, len(CARD_PLACES)), np.float32)
     for s, hand in enumerate(state.hands):
         if s != seat:
             for c in hand:
-                share[c, relative_seat(s, seat) - 1] += 1
+                share[c, card_place(s, seat)] += 1
     for c in [*state.kitty, *([] if state.discarded is None else [state.discarded])]:
         share[c, 3] += 1
     return share, share.sum(1) > 0
@@ -97,7 +96,7 @@ def test_the_belief_head_learns_where_the_cards_are(tmp_path):
     generator = torch.Generator().manual_seed(0)
     losses = [ppo_update(trainer.model, trainer.optimizer, rollout, trainer.config.ppo, generator,
                          trainer.oracle)["belief_loss"] for _ in range(40)]
-    assert losses[0] == pytest.approx(np.log(len(LOCATIONS)), abs=0.05)  # a fresh head: near-uniform
+    assert losses[0] == pytest.approx(np.log(len(CARD_PLACES)), abs=0.05)  # a fresh head: near-uniform
     assert losses[-1] < 0.85 * losses[0]  # 1.38 -> 1.11 (the tiny network, one rollout fitted 40 times)
 
 
@@ -113,7 +112,7 @@ def test_a_run_with_a_belief_head_resumes_exactly_and_its_checkpoint_carries_the
     agent = NeuralAgent(path)
     state = mid_hand(3)
     beliefs = agent.card_beliefs(information_state(state, state.current))
-    assert beliefs.shape == (N, len(LOCATIONS)) and np.allclose(beliefs.sum(1), 1.0)
+    assert beliefs.shape == (N, len(CARD_PLACES)) and np.allclose(beliefs.sum(1), 1.0)
 
 
 def test_a_network_without_a_head_and_a_damaged_head_are_one_line(tmp_path):
