@@ -28,19 +28,27 @@ from euchre_env.game.seats import CARD_PLACES
 
 
 class BeliefHead(nn.Module):
-    """``[batch, features]`` -> ``[batch, cards, len(CARD_PLACES)]`` logits over each card's place (float32)."""
+    """``[batch, features]`` -> ``[batch, cards, len(CARD_PLACES)]`` logits over each card's place (float32).
 
-    def __init__(self, features: int, cards: int) -> None:
+    One hidden layer of its own (``width`` tanh units) between the actor's features and the logits: a linear
+    readout of a trained policy's features barely beat uniform sampling (cross-entropy 1.335 against 1.386 for
+    uniform places, after 1.6 M decisions of knock_150m.pt's self-play), since those features keep what the policy
+    needs, not who holds what."""
+
+    def __init__(self, features: int, cards: int, width: int = 256) -> None:
         super().__init__()
         self.cards = cards
-        self.linear = nn.Linear(features, cards * len(CARD_PLACES))
-        nn.init.orthogonal_(self.linear.weight, 0.01)  # near-uniform beliefs to start
-        nn.init.zeros_(self.linear.bias)
+        self.hidden = nn.Linear(features, width)
+        self.out = nn.Linear(width, cards * len(CARD_PLACES))
+        nn.init.orthogonal_(self.hidden.weight, 2**0.5)
+        nn.init.zeros_(self.hidden.bias)
+        nn.init.orthogonal_(self.out.weight, 0.01)  # near-uniform beliefs to start
+        nn.init.zeros_(self.out.bias)
 
     def forward(self, features: torch.Tensor) -> torch.Tensor:
-        # float32 whatever the trunk multiplied in (bfloat16 under matmul_precision): a small product, kept exact
-        out = nn.functional.linear(features.float(), self.linear.weight, self.linear.bias)
-        return out.view(-1, self.cards, len(CARD_PLACES))
+        # float32 whatever the trunk multiplied in (bfloat16 under matmul_precision): small products, kept exact
+        h = torch.tanh(self.hidden(features.float()))
+        return self.out(h).view(-1, self.cards, len(CARD_PLACES))
 
 
 def belief_loss(logits: torch.Tensor, share: torch.Tensor, hidden: torch.Tensor) -> torch.Tensor:

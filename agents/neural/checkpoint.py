@@ -240,11 +240,11 @@ def build_belief(data: dict[str, Any], path: str | os.PathLike | None = None) ->
         return None
     where = "checkpoint" if path is None else f"checkpoint {os.fspath(path)!r}"
     try:
-        weight = data["belief"]["linear.weight"]
-        features, cards = int(weight.shape[1]), int(weight.shape[0]) // len(CARD_PLACES)
+        hidden, out = data["belief"]["hidden.weight"], data["belief"]["out.weight"]
+        features, cards = int(hidden.shape[1]), int(out.shape[0]) // len(CARD_PLACES)
         if features != int(data["hidden"][-1]) or cards != data["rules"].deck_spec.num_ids:  # rules: as loaded
             raise ValueError(f"a head of {features} features and {cards} cards")
-        head = BeliefHead(features, cards)
+        head = BeliefHead(features, cards, int(hidden.shape[0]))
         head.load_state_dict(data["belief"])
     except (RuntimeError, KeyError, TypeError, ValueError, AttributeError, IndexError) as e:
         raise CheckpointError(f"{where}: its belief head does not fit the network ({_one_line(e)})") from None

@@ -161,9 +161,9 @@ def _with_belief(tmp_path, bias: dict[tuple[int, int], float] | None = None) -> 
     data = load_checkpoint(KNOCK)
     head = BeliefHead(int(data["hidden"][-1]), data["rules"].deck_spec.num_ids)
     with torch.no_grad():
-        head.linear.weight.zero_()
+        head.out.weight.zero_()
         for (card, place), value in (bias or {}).items():
-            head.linear.bias[card * len(CARD_PLACES) + place] = value
+            head.out.bias[card * len(CARD_PLACES) + place] = value
     data["rules"] = data["rules"].to_dict()
     data["belief"] = head.state_dict()
     path = str(tmp_path / "knock_belief.pt")

@@ -123,7 +123,8 @@ def test_a_network_without_a_head_and_a_damaged_head_are_one_line(tmp_path):
     with pytest.raises(ValueError, match="has no belief head"):
         NeuralAgent(path).card_beliefs(information_state(state, state.current))
     payload = trainer.play_payload()
-    payload["belief"] = {"linear.weight": torch.zeros(7, 32), "linear.bias": torch.zeros(7)}
+    payload["belief"] = {"hidden.weight": torch.zeros(8, 32), "hidden.bias": torch.zeros(8),
+                         "out.weight": torch.zeros(7, 8), "out.bias": torch.zeros(7)}
     save_checkpoint(payload, path)
     with pytest.raises(CheckpointError, match=re.escape("its belief head does not fit the network")):
         NeuralAgent(path)
