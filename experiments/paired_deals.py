@@ -1,6 +1,6 @@
 """Two duplicate matches on the same deals (the same seed and count), paired deal by deal: the mean difference of
 A's margin per hand in match X and in match Y, with a 95% t-interval over the deals. Reads each match's
-``deals.csv`` (``euchre eval --out``).
+``deals.csv`` (``euchre eval --out``) or the JSON of ``experiments/search_overrides.py --json``.
 
     python experiments/paired_deals.py docs/results/diagnosis/network_vs_pimc50 \\
         docs/results/diagnosis/netbid_pimcplay_vs_pimc50
@@ -9,6 +9,7 @@ A's margin per hand in match X and in match Y, with a 95% t-interval over the de
 from __future__ import annotations
 
 import csv
+import json
 import math
 import statistics
 import sys
@@ -16,7 +17,11 @@ from pathlib import Path
 
 
 def margins(folder: str) -> dict[int, float]:
-    """A's margin per hand of each duplicate deal (its two hands: A's points minus B's, halved)."""
+    """A's margin per hand of each duplicate deal (its two hands: A's points minus B's, halved), from a match's
+    folder or from the JSON of ``experiments/search_overrides.py --json``."""
+    if folder.endswith(".json"):
+        with open(folder) as f:
+            return {int(i): float(m) for i, m in json.load(f)["deal_margins"]}
     with open(Path(folder) / "deals.csv") as f:
         return {int(r["index"]): (float(r["diff0"]) + float(r["diff1"])) / 2 for r in csv.DictReader(f)}
 

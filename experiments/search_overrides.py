@@ -1,8 +1,11 @@
-"""How often the network-guided search leaves its network's choice: a duplicate match of the search against an
-opponent, counting, by phase, the decisions it searched (more than one legal action) and those it changed.
+"""How often a search leaves its network's choice: a duplicate match of the search against an opponent, counting,
+by phase (the guided search) or decision kind (the anchored search), the decisions it searched (more than one
+legal action) and those it changed.
 
     python experiments/search_overrides.py --checkpoint checkpoints/knock_long.pt --opponent rules --deals 100 \
         --seed 30109
+    python experiments/search_overrides.py --search anchored --checkpoint checkpoints/knock_belief.pt \
+        --opponent pimc:50 --deals 100 --seed 30100
 
 docs/agents.md#network-guided-search reports the counts. One process (``workers=1``): the counters are the
 agents' own (``GuidedSearchAgent.searched`` and ``.changed``), summed over the agents the match builds.
@@ -15,6 +18,7 @@ import json
 import time
 from collections import Counter
 
+from euchre_env.agents.search.anchored import DEFAULT_Z, WORLDS_FROM, AnchoredSearchAgent
 from euchre_env.agents.search.guided import DEFAULT_WORLDS, GuidedSearchAgent
 from euchre_env.evaluation.evaluate import evaluate
 from euchre_env.evaluation.pool import one_torch_thread
@@ -28,11 +32,16 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=100, help="duplicate deals (each played twice)")
     parser.add_argument("--seed", type=int, default=30109)
     parser.add_argument("--json", help="write the counts and the match's margin here")
+    parser.add_argument("--search", choices=("search", "anchored"), default="search")
+    parser.add_argument("--worlds-from", choices=WORLDS_FROM, default="auto", help="the anchored search's worlds")
+    parser.add_argument("--z", type=float, default=DEFAULT_Z, help="the anchored search's gate")
     args = parser.parse_args()
     agents: list[GuidedSearchAgent] = []
 
     def search(seed: int | None) -> GuidedSearchAgent:
-        agent = GuidedSearchAgent(args.checkpoint, worlds=args.worlds, seed=seed)
+        agent = (GuidedSearchAgent(args.checkpoint, worlds=args.worlds, seed=seed) if args.search == "search" else
+                 AnchoredSearchAgent(args.checkpoint, worlds=args.worlds, z=args.z, worlds_from=args.worlds_from,
+                                     seed=seed))
         agents.append(agent)
         return agent
 
@@ -44,8 +53,8 @@ def main() -> None:
         searched.update(agent.searched)
         changed.update(agent.changed)
     total_searched, total_changed = sum(searched.values()), sum(changed.values())
-    print(f"search:{args.worlds}:{args.checkpoint} against {args.opponent}, {args.deals} duplicate deals of seed "
-          f"{args.seed}: margin {result.margin:+.3f} [{result.margin_low:+.3f}, {result.margin_high:+.3f}], "
+    print(f"{args.search}:{args.worlds}:{args.checkpoint} against {args.opponent}, {args.deals} duplicate deals of "
+          f"seed {args.seed}: margin {result.margin:+.3f} [{result.margin_low:+.3f}, {result.margin_high:+.3f}], "
           f"{time.perf_counter() - start:.0f} s")
     print(f"{'phase':<12}{'searched':>10}{'changed':>10}{'share':>8}")
     for phase in sorted(searched, key=lambda p: -searched[p]):
@@ -54,7 +63,11 @@ def main() -> None:
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"command": vars(args), "searched": dict(searched), "changed": dict(changed),
-                       "margin": [result.margin, result.margin_low, result.margin_high]}, f, indent=1)
+                       "margin": [result.margin, result.margin_low, result.margin_high],
+                       # [deal index, margin per hand] of each duplicate deal: paired comparisons on the same deals
+                       "deal_margins": sorted([r.index, (r.diff0 + r.diff1) / (r.hands0 + r.hands1)]
+                                              for r in result.records)},
+                      f, indent=1)
 
 
 if __name__ == "__main__":

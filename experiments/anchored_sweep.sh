@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Issue 46, item 2: the anchored search's gate (z) and its worlds (belief head, the network's policy likelihood),
+# chosen on a seed of their own (47300, never used for training, selection or any reported match) before the
+# 2,000-deal match on the diagnosis seed. Each row: the search against PIMC-50 on 500 duplicate deals, its override
+# counts by decision kind, JSON under docs/results/anchored_sweep/. Run from the project root.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DEALS=${DEALS:-500}
+SEED=${SEED:-47300}
+run() {
+    local name=$1; shift
+    [ -f "docs/results/anchored_sweep/$name.json" ] && { echo "$name: done already"; return; }
+    OMP_NUM_THREADS=1 python experiments/search_overrides.py --search anchored --opponent pimc:50 --deals "$DEALS" \
+        --seed "$SEED" --json "docs/results/anchored_sweep/$name.json" "$@" > "docs/results/anchored_sweep/$name.log" 2>&1
+    head -n 1 "docs/results/anchored_sweep/$name.log"
+}
+[ -f docs/results/anchored_sweep/network/eval.json ] || OMP_NUM_THREADS=1 euchre eval knock_150m.pt pimc:50 \
+    --hands "$DEALS" --seed "$SEED" --workers 1 --no-progress --out docs/results/anchored_sweep/network \
+    > docs/results/anchored_sweep/network.log 2>&1
+run belief_z1.64 --checkpoint checkpoints/knock_belief.pt --worlds-from belief --z 1.64
+run policy_z1.64 --checkpoint checkpoints/knock_belief.pt --worlds-from policy --z 1.64
+run belief_z0 --checkpoint checkpoints/knock_belief.pt --worlds-from belief --z 0
+run policy_z0 --checkpoint checkpoints/knock_belief.pt --worlds-from policy --z 0
