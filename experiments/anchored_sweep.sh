@@ -21,3 +21,6 @@ run belief_z1.64 --checkpoint checkpoints/knock_belief.pt --worlds-from belief -
 run policy_z1.64 --checkpoint checkpoints/knock_belief.pt --worlds-from policy --z 1.64
 run belief_z0 --checkpoint checkpoints/knock_belief.pt --worlds-from belief --z 0
 run policy_z0 --checkpoint checkpoints/knock_belief.pt --worlds-from policy --z 0
+run belief_z1.64_plies4 --checkpoint checkpoints/knock_belief.pt --worlds-from belief --z 1.64 --plies 4
+run belief_z0_plies4 --checkpoint checkpoints/knock_belief.pt --worlds-from belief --z 0 --plies 4
+run belief_z0_plies8 --checkpoint checkpoints/knock_belief.pt --worlds-from belief --z 0 --plies 8

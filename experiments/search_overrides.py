@@ -35,13 +35,14 @@ def main() -> None:
     parser.add_argument("--search", choices=("search", "anchored"), default="search")
     parser.add_argument("--worlds-from", choices=WORLDS_FROM, default="auto", help="the anchored search's worlds")
     parser.add_argument("--z", type=float, default=DEFAULT_Z, help="the anchored search's gate")
+    parser.add_argument("--plies", type=int, default=0, help="the anchored search's network plies before a solve")
     args = parser.parse_args()
     agents: list[GuidedSearchAgent] = []
 
     def search(seed: int | None) -> GuidedSearchAgent:
         agent = (GuidedSearchAgent(args.checkpoint, worlds=args.worlds, seed=seed) if args.search == "search" else
                  AnchoredSearchAgent(args.checkpoint, worlds=args.worlds, z=args.z, worlds_from=args.worlds_from,
-                                     seed=seed))
+                                     plies=args.plies, seed=seed))
         agents.append(agent)
         return agent
 

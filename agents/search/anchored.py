@@ -23,7 +23,10 @@ seat's ``InfoState``:
    discard): the candidate is applied, the greedy network takes the calling decisions still to come for every
    seat (each from its own view of the world, on the batched engine) until play starts, then the hand is
    solved double-dummy from the first lead. A hand thrown in is worth 0. Points only: unlike PIMC, no
-   tie-break on tricks, so a card that takes a trick more but no point more is no gain.
+   tie-break on tricks, so a card that takes a trick more but no point more is no gain. ``plies`` (0 by
+   default): the greedy network plays that many cards more, every seat from its own view of its world, before the
+   solve (for card plays too: the candidate, then ``plies`` network plays): less of the solver's clairvoyance
+   (strategy fusion) in the values, at the price of the network's own mistakes in those plies.
 3. **The network as prior**: its own action is played unless another action's weighted mean gain over it, on
    the same worlds, has a lower confidence bound above zero (mean - ``z`` x standard error, the effective
    sample size taken from the weights; ``z`` 1.64 by default, one-sided 95%); then the best such action.
@@ -91,7 +94,8 @@ class AnchoredSearchAgent(GuidedSearchAgent):
 
     name = "anchored"
     def __init__(self, checkpoint: str | NeuralAgent, worlds: int = DEFAULT_WORLDS, z: float = DEFAULT_Z,
-                 worlds_from: str = "auto", seed: int | None = None, name: str | None = None) -> None:
+                 worlds_from: str = "auto", plies: int = 0, seed: int | None = None, name: str | None = None
+                 ) -> None:
         if isinstance(worlds, bool) or not isinstance(worlds, int) or worlds < 1:
             raise ValueError(f"AnchoredSearchAgent: worlds must be an integer of at least 1, got {worlds!r}")
         network = checkpoint if isinstance(checkpoint, NeuralAgent) else NeuralAgent(checkpoint)
@@ -106,7 +110,10 @@ class AnchoredSearchAgent(GuidedSearchAgent):
         if worlds_from == "belief" and network.belief is None:
             raise ValueError(f"AnchoredSearchAgent: {network.source!r} has no belief head to draw worlds from "
                              "(train one with ppo.belief_coef; configs/knock_belief.yaml)")
+        if isinstance(plies, bool) or not isinstance(plies, int) or plies < 0:
+            raise ValueError(f"AnchoredSearchAgent: plies must be an integer of at least 0, got {plies!r}")
         self.worlds_from = worlds_from
+        self.plies = plies
         super().__init__(network, worlds, belief=worlds_from == "policy", confidence=z, seed=seed, name=name)
         self.z = float(z)
         self._solvers: dict[int, Any] = {}  # by trump; exact values, so reuse across decisions changes nothing
@@ -160,7 +167,7 @@ class AnchoredSearchAgent(GuidedSearchAgent):
         n = self.last_worlds = self.budget(kind)
         rng = self._rng(info)
         worlds, deals, discards = self.draw(info, n, rng)
-        if info.phase == Phase.PLAY:
+        if info.phase == Phase.PLAY and not self.plies:
             candidates = self._honest(info, legal)
             if self.belief:  # the replay only weighs the worlds here: the solver reads the worlds' hands
                 venv, policy = self._engine(n)
@@ -170,11 +177,12 @@ class AnchoredSearchAgent(GuidedSearchAgent):
                 log_weight = np.zeros(n)
             per_world = self.play_values(info, candidates, worlds)
         else:
-            candidates, k = legal, len(legal)
+            candidates = self._honest(info, legal) if info.phase == Phase.PLAY else legal
+            k = len(candidates)
             venv, policy = self._engine(n * k)
             venv.reset(options={"deals": [d for d in deals for _ in range(k)]})
             log_weight = self._replay(info, venv, policy, np.repeat(discards, k), k)
-            per_world = self._call_values(info, venv, policy, np.tile(candidates, n), rng).reshape(n, k)
+            per_world = self.rollout_values(info, venv, policy, np.tile(candidates, n), rng).reshape(n, k)
         weight = np.exp(log_weight - log_weight.max()) if self.belief else np.ones(n)
         weight /= weight.sum()
         values = {a: float(v) for a, v in zip(candidates, weight @ per_world)}
@@ -244,38 +252,45 @@ class AnchoredSearchAgent(GuidedSearchAgent):
                                        info.contract, info.maker_alone, info.defender_alone >= 0)
         return out
 
-    def _call_values(self, info: InfoState, venv: VectorEuchre, policy: Any, candidates: np.ndarray,
-                     rng: np.random.Generator) -> np.ndarray:
-        """Apply each game's candidate, let the network take every calling decision left until play starts, then
-        each game's margin for the seat's team, solved double-dummy from the first lead (0: thrown in)."""
+    def rollout_values(self, info: InfoState, venv: VectorEuchre, policy: Any, candidates: np.ndarray,
+                       rng: np.random.Generator) -> np.ndarray:
+        """Apply each game's candidate; the greedy network takes every calling decision left and then ``plies``
+        card plays, each seat from its own view of its world; then each game's margin for the seat's team, solved
+        double-dummy from there (a hand that ends first: its own margin, 0 when thrown in)."""
         margins = np.zeros(venv.num_envs)
         observe = np.ones((venv.num_envs, NUM_SEATS), bool)
         st = venv.engine.arrays.st
         solved: dict[tuple, float] = {}
+        plays = np.zeros(venv.num_envs, np.int64)  # the network's card plays so far, in each game
         games, actions = np.arange(venv.num_envs), candidates
         while games.size:
-            step_info = venv.step_games(games, actions, observe)[5]
-            games = games[~step_info["hand_over"][games]]  # a hand thrown in is worth nothing
-            playing = st[games, K.PH] == K.PLAY
-            for g in games[playing]:
+            _, _, _, rewards, _, step_info = venv.step_games(games, actions, observe)
+            over = step_info["hand_over"][games]
+            margins[games[over]] = rewards[games[over], info.seat]
+            games = games[~over]
+            leaf = (st[games, K.PH] == K.PLAY) & (plays[games] >= self.plies)
+            for g in games[leaf]:
                 margins[g] = self._leaf(info, venv, int(g), solved)
-            games = games[~playing]
+            games = games[~leaf]
             if games.size:
+                plays[games[st[games, K.PH] == K.PLAY]] += 1
                 actions = policy.actions(games, venv.masks(), rng)
         return margins
 
     def _leaf(self, info: InfoState, venv: VectorEuchre, g: int, solved: dict[tuple, float]) -> float:
-        """Game ``g`` at its first lead: the seat team's margin of the hand played double-dummy from there."""
+        """Game ``g`` in its play: the seat team's margin of the hand played double-dummy from there."""
         arrays = venv.engine.arrays
         row = arrays.st[g]
-        trump, maker_team, leader = int(row[K.TRUMP]), team_of(int(row[K.MAKER])), int(row[K.CUR])
+        trump, maker_team, to_play = int(row[K.TRUMP]), team_of(int(row[K.MAKER])), int(row[K.CUR])
         out = tuple(bool(row[K.OUT + s]) for s in range(NUM_SEATS))
         ids = np.arange(arrays.hands.shape[2])
         hands = tuple(tuple(np.repeat(ids, arrays.hands[g, s]).tolist()) for s in range(NUM_SEATS))
-        key = (trump, maker_team, hands, leader, out)
+        done, n = int(row[K.NTR]), int(row[K.NCUR])
+        trick = tuple((int(arrays.ts[g, done, j]), int(arrays.tc[g, done, j])) for j in range(n))
+        key = (trump, maker_team, hands, to_play, out, trick)
         made = solved.get(key)
         if made is None:
-            values = card_values(self._solver(trump), hands, leader, maker_team, (), out).values()
-            made = solved[key] = max(values) if team_of(leader) == maker_team else min(values)
-        return hand_value(info.rules, made, maker_team, team_of(info.seat), None, bool(row[K.MALONE]),
-                          int(row[K.DEFALONE]) >= 0)
+            values = card_values(self._solver(trump), hands, to_play, maker_team, trick, out).values()
+            made = solved[key] = max(values) if team_of(to_play) == maker_team else min(values)
+        return hand_value(info.rules, int(row[K.TW + maker_team]) + made, maker_team, team_of(info.seat), None,
+                          bool(row[K.MALONE]), int(row[K.DEFALONE]) >= 0)

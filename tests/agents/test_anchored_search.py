@@ -212,3 +212,41 @@ def test_a_search_on_belief_worlds_answers_legally_and_repeats(tmp_path):
         a = AnchoredSearchAgent(path, worlds=4, seed=9).act(None, {"information_state": info})
         assert a in info.legal_actions
         assert AnchoredSearchAgent(path, worlds=4, seed=9).act(None, {"information_state": info}) == a
+
+
+def _engine_at(agent: AnchoredSearchAgent, info, n: int, candidates: list[int]):
+    """The search's own setup for a rollout: ``n`` worlds, each copied per candidate, replayed to ``info``."""
+    rng = np.random.default_rng(4)
+    worlds, deals, discards = agent.draw(info, n, rng)
+    venv, policy = agent._engine(n * len(candidates))
+    venv.reset(options={"deals": [d for d in deals for _ in candidates]})
+    agent._replay(info, venv, policy, np.repeat(discards, len(candidates)), len(candidates))
+    return worlds, venv, policy, np.tile(candidates, n), rng
+
+
+def test_rollout_values_with_no_plies_are_the_card_play_values():
+    """A card play valued through the engine with ``plies=0`` (the candidate, then the solve) equals the
+    double-dummy value of that card on the world's hands (:meth:`play_values`)."""
+    agent = AnchoredSearchAgent(KNOCK, worlds=4, worlds_from="uniform", seed=2)
+    infos = [i for i in _decisions(range(6)) if i.phase == Phase.PLAY][::3][:6]
+    assert infos
+    for info in infos:
+        candidates = agent._honest(info, list(info.legal_actions))
+        worlds, venv, policy, tiled, rng = _engine_at(agent, info, 4, candidates)
+        through_engine = agent.rollout_values(info, venv, policy, tiled, rng).reshape(4, len(candidates))
+        assert np.array_equal(through_engine, agent.play_values(info, candidates, worlds))
+
+
+def test_rollout_values_past_the_last_card_are_the_networks_own_play():
+    """With more plies than cards left, no solve: each value is the margin of the hand the greedy network plays
+    out in that world (the guided search's rollout)."""
+    agent = AnchoredSearchAgent(KNOCK, worlds=3, worlds_from="uniform", plies=40, seed=2)
+    for info in _decisions(range(4), every=9)[:5]:
+        candidates = agent._honest(info, list(info.legal_actions)) if info.phase == Phase.PLAY else list(
+            info.legal_actions)
+        _, venv, policy, tiled, rng = _engine_at(agent, info, 3, candidates)
+        values = agent.rollout_values(info, venv, policy, tiled, rng)
+        _, venv2, policy2, tiled2, rng2 = _engine_at(agent, info, 3, candidates)
+        assert np.array_equal(values, agent._rollouts(info, venv2, policy2, tiled2, rng2))
+    with pytest.raises(ValueError, match="plies must be an integer of at least 0"):
+        AnchoredSearchAgent(KNOCK, plies=-1)
