@@ -65,6 +65,7 @@ def main() -> None:
         with open(args.json, "w") as f:
             json.dump({"command": vars(args), "searched": dict(searched), "changed": dict(changed),
                        "margin": [result.margin, result.margin_low, result.margin_high],
+                       "points_share": result.points_share, "seconds": result.seconds,
                        # [deal index, margin per hand] of each duplicate deal: paired comparisons on the same deals
                        "deal_margins": sorted([r.index, (r.diff0 + r.diff1) / (r.hands0 + r.hands1)]
                                               for r in result.records)},

@@ -30,8 +30,8 @@ from test_readme import README, snippets
 ROOT = Path(__file__).resolve().parents[1]
 # What the wheel must ship: every config, and the checkpoints pyproject.toml's package-data names.
 CONFIGS = sorted(p.name for p in (ROOT / "configs").glob("*.yaml"))
-CHECKPOINTS = ["bid.pt", "bid_cfr.npz", "classic.pt", "knock.pt", "knock_150m.pt", "knock_90m.pt", "knock_cfr.npz",
-               "knock_long.pt", "multiplayer.pt"]
+CHECKPOINTS = ["bid.pt", "bid_cfr.npz", "classic.pt", "knock.pt", "knock_150m.pt", "knock_90m.pt", "knock_belief.pt",
+               "knock_cfr.npz", "knock_long.pt", "multiplayer.pt"]
 # The tree the wheel is built from, less what a build never reads: a copy, so that the build's own folders
 # (build/, *.egg-info) never land in the clone, where another test run may be building at the same time.
 NOT_BUILT = shutil.ignore_patterns(".git", ".venv", "runs", "docs", "tests", "benchmarks", "experiments", "examples",
@@ -149,10 +149,10 @@ def test_names_resolve_to_the_shipped_files_and_a_clones_path_says_what_to_write
     done = installed.run(installed.euchre, "eval", "checkpoints/knock.pt", "random")
     assert done.returncode == 2 and done.stderr == (
         "euchre: error: no checkpoint file at 'checkpoints/knock.pt'; the package's checkpoints by name: bid.pt, "
-        "classic.pt, knock.pt, knock_150m.pt, knock_90m.pt, knock_long.pt, multiplayer.pt\n")
+        "classic.pt, knock.pt, knock_150m.pt, knock_90m.pt, knock_belief.pt, knock_long.pt, multiplayer.pt\n")
     done = installed.run(installed.euchre, "train", "--config", "configs/knock.yaml")
     assert done.returncode == 2 and done.stderr.count("\n") == 1
-    configs = "bid, classic, knock, knock_expert, knock_scratch, multiplayer, tiny"
+    configs = "bid, classic, knock, knock_belief, knock_expert, knock_scratch, multiplayer, tiny"
     assert f"the package's configs by name: {configs}" in done.stderr
 
 

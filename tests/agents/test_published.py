@@ -72,7 +72,8 @@ def test_a_config_by_name_with_or_without_its_suffix(elsewhere: Path):
     assert published.find_config("knock") == "knock.yaml" == published.find_config("knock.yaml")  # the file here
     (elsewhere / "folder").mkdir()
     assert published.find_config("folder") == "folder"  # something is there: the trainer says what is wrong
-    names = "the package's configs by name: bid, classic, knock, knock_expert, knock_scratch, multiplayer, tiny"
+    names = ("the package's configs by name: bid, classic, knock, knock_belief, knock_expert, knock_scratch, "
+             "multiplayer, tiny")
     for text in ("configs/knock.yaml", "knock_9m"):
         with pytest.raises(ValueError, match=f"^cannot read config '{text}': No such file or directory; {names}$"):
             published.find_config(text)

@@ -130,3 +130,14 @@ def test_a_network_without_a_head_and_a_damaged_head_are_one_line(tmp_path):
         NeuralAgent(path)
     with pytest.raises(ValueError, match=re.escape("ppo.belief_coef needs model.critic: oracle")):
         tiny("ppo.belief_coef=1", "model.critic=seat")
+
+
+def test_the_published_knock_belief_is_knock_150m_with_a_head():
+    """``knock_belief.pt`` plays as ``knock_150m.pt`` (the same actor, weight for weight) and carries a head."""
+    import os
+
+    root = os.path.join(os.path.dirname(__file__), "..", "..", "checkpoints")
+    plain, belief = (load_checkpoint(os.path.join(root, name)) for name in ("knock_150m.pt", "knock_belief.pt"))
+    assert plain["actor"].keys() == belief["actor"].keys()
+    assert all(torch.equal(plain["actor"][k], belief["actor"][k]) for k in plain["actor"])
+    assert "belief" not in plain and NeuralAgent(os.path.join(root, "knock_belief.pt")).belief is not None
