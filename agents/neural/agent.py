@@ -49,7 +49,8 @@ from euchre_env.views.infostate import InfoState
 from euchre_env.views.seat_view import seat_view
 from euchre_env.views.structured import Frame, make_observer
 
-_MODELS: dict[tuple[str, int, int], tuple[PolicyNet, Rules, str, BeliefHead | None]] = {}  # (path, mtime, size) ->
+# (path, mtime, size) -> what the checkpoint plays: its actor, rules, observation kind and belief head (or None)
+_MODELS: dict[tuple[str, int, int], tuple[PolicyNet, Rules, str, BeliefHead | None]] = {}
 # The harness builds one agent per seat and per deal: one observer per rule set and kind serves them all.
 _observer = lru_cache(maxsize=16)(make_observer)
 # A batch twin observes on the vector env's threads (one made with ``threads`` other than 1) from this many games

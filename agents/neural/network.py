@@ -224,7 +224,7 @@ class ActorCritic(nn.Module):
 
     def heads(self, obs: torch.Tensor | SparseRows, mask: torch.Tensor
               ) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor | None]:
-        """``(masked logits, the solver head's per-action values, the belief head's [batch, cards, locations]
+        """``(masked logits, the solver head's per-action values, the belief head's [batch, cards, places]
         logits)`` from one pass through the actor; None for a head the model does not have."""
         features = self.actor.hidden_activations(obs)
         logits = torch.where(mask, _widened(self.actor[-1](features)), ILLEGAL_LOGIT)
