@@ -23,10 +23,10 @@ seat's ``InfoState``:
    discard): the candidate is applied, the greedy network takes the calling decisions still to come for every
    seat (each from its own view of the world, on the batched engine) until play starts, then the hand is
    solved double-dummy from the first lead. A hand thrown in is worth 0. Points only: unlike PIMC, no
-   tie-break on tricks, so a card that takes a trick more but no point more is no gain. ``plies`` (0 by
-   default): the greedy network plays that many cards more, every seat from its own view of its world, before the
-   solve (for card plays too: the candidate, then ``plies`` network plays): less of the solver's clairvoyance
-   (strategy fusion) in the values, at the price of the network's own mistakes in those plies.
+   tie-break on tricks, so a card that takes a trick more but no point more is no gain. ``plies`` (4 by
+   default, ``DEFAULT_PLIES``): the greedy network plays that many cards more, every seat from its own view of
+   its world, before the solve (for card plays too: the candidate, then ``plies`` network plays): less of the
+   solver's clairvoyance (strategy fusion) in the values, at the price of the network's own mistakes there.
 3. **The network as prior**: its own action is played unless another action's weighted mean gain over it, on
    the same worlds, has a lower confidence bound above zero (mean - ``z`` x standard error, the effective
    sample size taken from the weights; ``z`` 1.64 by default, one-sided 95%); then the best such action.
@@ -44,8 +44,8 @@ double-dummy solve from the first lead per world and candidate (cached when two 
 Those figures are the Python solver's; the solver is the one PIMC uses
 (:func:`~euchre_env.agents.search.double_dummy_compiled.solver_for`: the compiled twin once it is built).
 
-What it does not do: the double-dummy values see every card (PIMC's strategy fusion and its optimism, in the
-card play; the belief only moves which worlds count); the network's later calls are taken as they are (no
+What it does not do: past its ``plies`` the double-dummy values see every card (PIMC's strategy fusion and its
+optimism; the belief only moves which worlds count); the network's later calls are taken as they are (no
 search over them); the game score is ignored (every value is the hand's margin); Bid Euchre is refused in one
 line (the help exchange is not replayed), as is a spec with fewer than one world. Reproducible: each decision's
 generator is seeded from the agent's seed and the information state, as the guided search's.
@@ -76,6 +76,10 @@ DEFAULT_WORLDS = 32
 DEFAULT_Z = 1.64  # one-sided 95%: leave the network only for a gain whose lower bound is above zero
 MIN_PLAY_WORLDS = 4  # the worlds of a card play other than the opening lead: N // 4, at least this
 EPS = 1e-9  # gains below this are ties
+# The network's card plays before a solve: 4 (one trick) had the best paired gain over the network of the variants
+# tried on their own seed (0, 4, 8 plies; docs/agents.md#the-anchored-searchs-gate-and-worlds-chosen-on-a-seed-of-
+# their-own), within noise of 0.
+DEFAULT_PLIES = 4
 WORLDS_FROM = ("auto", "belief", "policy", "uniform")  # how the worlds are drawn and weighed (the module docstring)
 BELIEF_POOL = 8  # worlds="belief": uniform worlds drawn per world kept
 BELIEF_MIN = 1e-6  # a place the head rules out still leaves a consistent world a chance
@@ -94,7 +98,8 @@ class AnchoredSearchAgent(GuidedSearchAgent):
 
     name = "anchored"
     def __init__(self, checkpoint: str | NeuralAgent, worlds: int = DEFAULT_WORLDS, z: float = DEFAULT_Z,
-                 worlds_from: str = "auto", plies: int = 0, seed: int | None = None, name: str | None = None
+                 worlds_from: str = "auto", plies: int = DEFAULT_PLIES, seed: int | None = None,
+                 name: str | None = None
                  ) -> None:
         if isinstance(worlds, bool) or not isinstance(worlds, int) or worlds < 1:
             raise ValueError(f"AnchoredSearchAgent: worlds must be an integer of at least 1, got {worlds!r}")

@@ -102,7 +102,7 @@ def test_the_gate_keeps_the_network_unless_told_to_take_the_argmax():
 
 def test_card_plays_are_valued_by_the_double_dummy_solver_in_their_world():
     """One world: the values are the solver's tricks for each card, as the seat team's points margin."""
-    agent = AnchoredSearchAgent(KNOCK, worlds=1, seed=11)
+    agent = AnchoredSearchAgent(KNOCK, worlds=1, plies=0, seed=11)
     base = agent._table.play_base
     infos = [i for i in _decisions(range(6)) if i.phase == Phase.PLAY and i.trick]
     distinct = 0
@@ -227,7 +227,7 @@ def _engine_at(agent: AnchoredSearchAgent, info, n: int, candidates: list[int]):
 def test_rollout_values_with_no_plies_are_the_card_play_values():
     """A card play valued through the engine with ``plies=0`` (the candidate, then the solve) equals the
     double-dummy value of that card on the world's hands (:meth:`play_values`)."""
-    agent = AnchoredSearchAgent(KNOCK, worlds=4, worlds_from="uniform", seed=2)
+    agent = AnchoredSearchAgent(KNOCK, worlds=4, worlds_from="uniform", plies=0, seed=2)
     infos = [i for i in _decisions(range(6)) if i.phase == Phase.PLAY][::3][:6]
     assert infos
     for info in infos:
