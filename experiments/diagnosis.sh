@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 46, item 1: where the edge over PIMC-50 comes from. Every match: knock, 2,000 duplicate deals of seed
 # 46100 (never used for training or selection), so the rows are paired deal by deal. Run from the project root;
-# each match writes its JSON/CSV under docs/results/diagnosis/<name>/ and a log beside it.
+# each match writes its JSON/CSV under docs/results/diagnosis/<name>/ and a log beside it. Needs `euchre` on PATH
+# (the project's virtual environment activated). The anchored search's 2,000 deals: experiments/anchored_sweep.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 HANDS=${HANDS:-2000}
@@ -20,4 +21,3 @@ run netbid_pimcplay_vs_pimc50 split:knock_150m.pt:pimc:50 pimc:50
 run pimcbid_netplay_vs_pimc50 split:pimc:50:knock_150m.pt pimc:50
 run cfrbid_pimcplay_vs_pimc50 split:cfr:knock_cfr.npz:pimc:50 pimc:50
 run cfrbid_netplay_vs_pimc50 split:cfr:knock_cfr.npz:knock_150m.pt pimc:50
-run anchored_vs_pimc50 anchored:32:knock_150m.pt pimc:50
