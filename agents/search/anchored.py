@@ -37,12 +37,12 @@ seat's ``InfoState``:
    trump and going alone is open), ``discard``, ``lead``, ``play``.
 
 Cost per decision (``OMP_NUM_THREADS=1 python benchmarks/bench_pimc.py --agent
-anchored:32:checkpoints/knock_150m.pt --hands 8``, knock, all four seats, two cores busy with other jobs,
-2026-12-06): median 7 ms a card play (max 209 ms: an opening lead, 32 solves of the whole hand, about 160 ms),
-316 ms a calling decision (max 791 ms); ``search:32`` on the same run: 15 and 23 ms. A call pays for one
-double-dummy solve from the first lead per world and candidate (cached when two reach the same position).
-Those figures are the Python solver's; the solver is the one PIMC uses
-(:func:`~euchre_env.agents.search.double_dummy_compiled.solver_for`: the compiled twin once it is built).
+anchored:32:checkpoints/knock_belief.pt --hands 8``, knock, all four seats, the compiled solver, 4 plies, belief
+worlds, one core of a 2-core machine busy with another job, 2026-12-06): median 8.9 ms a card play (max 40 ms),
+38 ms a calling decision (max 408 ms). The solver is the one PIMC uses
+(:func:`~euchre_env.agents.search.double_dummy_compiled.solver_for`: the compiled twin once it is built, the Python
+one until then, about ten times slower); a call pays for one solve per world and candidate (cached when two reach
+the same position).
 
 What it does not do: past its ``plies`` the double-dummy values see every card (PIMC's strategy fusion and its
 optimism; the belief only moves which worlds count); the network's later calls are taken as they are (no
