@@ -46,7 +46,6 @@ from __future__ import annotations
 
 import math
 import sys
-import zlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,7 +53,7 @@ import numpy as np
 
 from euchre_env.agents.random_agent import RandomAgent
 from euchre_env.agents.registry import build_for_rules
-from euchre_env.agents.search.worlds import World, WorldSampler, resample, world_deal
+from euchre_env.agents.search.worlds import World, WorldSampler, decision_rng, resample, world_deal
 from euchre_env.evaluation.evaluate import evaluate
 from euchre_env.evaluation.results import MatchResult
 from euchre_env.game.actions import action_table
@@ -167,10 +166,7 @@ class LBRAgent:
 
     # ------------------------------------------------------------------ the search
     def _rng(self, info: InfoState) -> np.random.Generator:
-        key = repr((info.seat, info.phase, info.dealer, info.hand, info.initial_hand, info.upcard, info.calls,
-                    info.discarded, info.tricks, info.trick, info.scores, info.rules.preset_name))
-        return np.random.default_rng([0 if self.seed is None else int(self.seed) & 0xFFFFFFFF,
-                                      zlib.crc32(key.encode())])
+        return decision_rng(self.seed, info)
 
     def search(self, info: InfoState) -> tuple[int, dict[int, float] | None, float]:
         """The action :meth:`act` plays at ``info``, each legal action's mean margin for the seat's team over

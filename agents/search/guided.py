@@ -40,7 +40,6 @@ Reproducible: as PIMC, each decision's generator is seeded from the agent's seed
 
 from __future__ import annotations
 
-import zlib
 from collections import Counter
 from typing import Any
 
@@ -48,7 +47,7 @@ import numpy as np
 
 from euchre_env.agents.base import require_information_state
 from euchre_env.agents.neural.agent import NeuralAgent
-from euchre_env.agents.search.worlds import WorldSampler, world_deal
+from euchre_env.agents.search.worlds import WorldSampler, decision_rng, world_deal
 from euchre_env.compiled import layout as K
 from euchre_env.envs.vector import VectorEuchre
 from euchre_env.game.actions import action_table
@@ -114,10 +113,7 @@ class GuidedSearchAgent:
 
     # ------------------------------------------------------------------ the search
     def _rng(self, info: InfoState) -> np.random.Generator:
-        key = repr((info.seat, info.phase, info.dealer, info.hand, info.initial_hand, info.upcard, info.calls,
-                    info.discarded, info.tricks, info.trick, info.scores, info.rules.preset_name))
-        return np.random.default_rng([0 if self.seed is None else int(self.seed) & 0xFFFFFFFF,
-                                      zlib.crc32(key.encode())])
+        return decision_rng(self.seed, info)
 
     def search(self, info: InfoState) -> tuple[int, dict[int, float] | None]:
         """The action :meth:`act` plays at ``info`` and each candidate's value, the weighted mean margin for the

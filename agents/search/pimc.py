@@ -42,7 +42,6 @@ information state's content, so the same seed and ``InfoState`` give the same ac
 
 from __future__ import annotations
 
-import zlib
 from typing import Any
 
 import numpy as np
@@ -51,7 +50,7 @@ from euchre_env.agents.base import require_information_state
 from euchre_env.agents.rule_based.heuristics import trump_count, weakest_card
 from euchre_env.agents.search.double_dummy import DoubleDummy, hand_value
 from euchre_env.agents.search.double_dummy_compiled import CompiledDoubleDummy, solver_for
-from euchre_env.agents.search.worlds import WorldSampler, world_deal
+from euchre_env.agents.search.worlds import WorldSampler, decision_rng, world_deal
 from euchre_env.game.actions import BID, HELP, MOON, NAME, ORDER, PASS, action_table
 from euchre_env.game.cards import NUM_SUITS, follow_suit
 from euchre_env.game.engine import GameState, scoring_thresholds
@@ -162,11 +161,7 @@ class PIMCAgent:
 
     # ------------------------------------------------------------------ helpers
     def _rng(self, info: InfoState) -> np.random.Generator:
-        key = repr((info.seat, info.phase, info.dealer, info.hand, info.initial_hand, info.upcard, info.calls,
-                    info.discarded, info.given, info.given_back, info.tricks, info.trick, info.scores,
-                    info.rules.preset_name))
-        return np.random.default_rng([0 if self.seed is None else int(self.seed) & 0xFFFFFFFF,
-                                      zlib.crc32(key.encode())])
+        return decision_rng(self.seed, info, exchange=True)
 
     def _solver(self, deck: Any, trump: int) -> DoubleDummy | CompiledDoubleDummy:
         """The solver of ``deck`` and ``trump`` (:func:`~euchre_env.agents.search.double_dummy_compiled.solver_for`:

@@ -28,6 +28,7 @@ the sampler drops them.
 
 from __future__ import annotations
 
+import zlib
 from dataclasses import dataclass
 from math import comb
 from typing import Any
@@ -247,3 +248,13 @@ def resample(weights: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarra
     resampling: every item of weight above 1/n is kept, the rest in proportion)."""
     points = (rng.random() + np.arange(n)) / n
     return np.minimum(np.searchsorted(np.cumsum(weights), points), len(weights) - 1)
+
+
+def decision_rng(seed: int | None, info: InfoState, exchange: bool = False) -> np.random.Generator:
+    """A search's generator for the decision at ``info``: seeded from the agent's ``seed`` and what the seat knows
+    (``exchange``: Bid Euchre's help cards too), so that the same decision draws the same worlds in any process,
+    whatever was decided before it."""
+    key = (info.seat, info.phase, info.dealer, info.hand, info.initial_hand, info.upcard, info.calls, info.discarded,
+           *((info.given, info.given_back) if exchange else ()), info.tricks, info.trick, info.scores,
+           info.rules.preset_name)
+    return np.random.default_rng([0 if seed is None else int(seed) & 0xFFFFFFFF, zlib.crc32(repr(key).encode())])
