@@ -28,3 +28,10 @@ run belief_z0_plies8 --checkpoint checkpoints/knock_belief.pt --worlds-from beli
 # deals of seed 46100 (docs/agents.md#where-the-edge-over-pimc-comes-from), paired with its rows there.
 DEALS=2000 SEED=46100 run final_belief_z1.64_plies4_seed46100 --checkpoint checkpoints/knock_belief.pt \
     --worlds-from belief --z 1.64 --plies 4
+# The same search against the CFR bidding agent (issue 46's second target for a search: 52% of the points), 2,000
+# deals of seed 46200.
+DEALS=2000 SEED=46200 run final_vs_cfr_seed46200 --checkpoint checkpoints/knock_belief.pt --opponent cfr:knock_cfr.npz
+# The network alone on those deals, for the paired difference.
+[ -f docs/results/anchored_sweep/network_vs_cfr_seed46200/eval.json ] || OMP_NUM_THREADS=1 euchre eval knock_150m.pt \
+    cfr:knock_cfr.npz --hands 2000 --seed 46200 --workers 1 --no-progress \
+    --out docs/results/anchored_sweep/network_vs_cfr_seed46200 > docs/results/anchored_sweep/network_vs_cfr_seed46200.log 2>&1
