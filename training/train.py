@@ -272,7 +272,8 @@ class Trainer:
 
     # ------------------------------------------------------------------ checkpoints
     def play_payload(self) -> dict[str, Any]:
-        """What a player of the current actor needs (league snapshots are exactly this): no critic."""
+        """What a player of the current actor needs (league snapshots are exactly this): no critic; the belief
+        head, where the run has one (a search samples its worlds from it)."""
         return model_payload(self.model.actor, self.rules, self.config.model.observation, self.model.belief_head)
 
     def checkpoint_payload(self) -> dict[str, Any]:
