@@ -24,6 +24,10 @@ run policy_z0 --checkpoint checkpoints/knock_belief.pt --worlds-from policy --z 
 run belief_z1.64_plies4 --checkpoint checkpoints/knock_belief.pt --worlds-from belief --z 1.64 --plies 4
 run belief_z0_plies4 --checkpoint checkpoints/knock_belief.pt --worlds-from belief --z 0 --plies 4
 run belief_z0_plies8 --checkpoint checkpoints/knock_belief.pt --worlds-from belief --z 0 --plies 8
+# Added after the choice below was made (not part of it): more plies behind the gate, and plies past the hand's
+# last card (no solve: the network's own rollouts, as the guided search's values, on belief worlds).
+run belief_z1.64_plies8 --checkpoint checkpoints/knock_belief.pt --worlds-from belief --z 1.64 --plies 8
+run belief_z1.64_plies40 --checkpoint checkpoints/knock_belief.pt --worlds-from belief --z 1.64 --plies 40
 # The choice (best paired gain over the network above: belief worlds, z 1.64, 4 plies) on the diagnosis's 2,000
 # deals of seed 46100 (docs/agents.md#where-the-edge-over-pimc-comes-from), paired with its rows there.
 DEALS=2000 SEED=46100 run final_belief_z1.64_plies4_seed46100 --checkpoint checkpoints/knock_belief.pt \
