@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from euchre_env.game.actions import action_table
 from euchre_env.views.infostate import InfoState
 
 if TYPE_CHECKING:
@@ -113,3 +114,10 @@ def require_information_state(info: dict[str, Any], who: str) -> InfoState:
             f"{who} needs info['information_state']: create the env with info_state=True "
             "(euchre_env.env(..., info_state=True))"
         ) from None
+
+
+def ranked_values(values: dict[int, float], rules: Rules) -> str:
+    """``"order alone +1.20, pass -0.35"``: each action's value, best first (ties by id), as a search's
+    ``explain`` shows them."""
+    strings = action_table(rules).strings
+    return ", ".join(f"{strings[a]} {values[a]:+.2f}" for a in sorted(values, key=lambda a: (-values[a], a)))

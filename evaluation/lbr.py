@@ -51,12 +51,12 @@ from typing import Any
 
 import numpy as np
 
+from euchre_env.agents.base import ranked_values
 from euchre_env.agents.random_agent import RandomAgent
 from euchre_env.agents.registry import build_for_rules
 from euchre_env.agents.search.worlds import World, WorldSampler, decision_rng, resample, world_deal
 from euchre_env.evaluation.evaluate import evaluate
 from euchre_env.evaluation.results import MatchResult
-from euchre_env.game.actions import action_table
 from euchre_env.game.engine import GameState
 from euchre_env.game.phases import Phase
 from euchre_env.game.rules import Rules
@@ -160,9 +160,8 @@ class LBRAgent:
         action, values, ess = self.search(state)
         if values is None:
             return action, "the only legal action"
-        strings = action_table(state.rules).strings
-        shown = ", ".join(f"{strings[a]} {values[a]:+.2f}" for a in sorted(values, key=lambda a: (-values[a], a)))
-        return action, f"mean hand margin over {self.rollouts} posterior worlds (effective {ess:.1f}): {shown}"
+        return action, (f"mean hand margin over {self.rollouts} posterior worlds (effective {ess:.1f}): "
+                        f"{ranked_values(values, state.rules)}")
 
     # ------------------------------------------------------------------ the search
     def _rng(self, info: InfoState) -> np.random.Generator:

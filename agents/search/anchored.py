@@ -58,7 +58,7 @@ from typing import Any
 
 import numpy as np
 
-from euchre_env.agents.base import require_information_state
+from euchre_env.agents.base import ranked_values, require_information_state
 from euchre_env.agents.neural.agent import NeuralAgent
 from euchre_env.agents.search.double_dummy import hand_value
 from euchre_env.agents.search.double_dummy_compiled import solver_for
@@ -135,10 +135,8 @@ class AnchoredSearchAgent(GuidedSearchAgent):
         action, values = self.search(state)
         if values is None:
             return action, "the only legal action"
-        strings = self._table.strings
-        shown = ", ".join(f"{strings[a]} {values[a]:+.2f}" for a in sorted(values, key=lambda a: (-values[a], a)))
         return action, (f"double-dummy mean hand margin for your team over {self.last_worlds} weighted worlds: "
-                        f"{shown}")
+                        f"{ranked_values(values, state.rules)}")
 
     # ------------------------------------------------------------------ the search
     def kind(self, info: InfoState, mine: int) -> str:

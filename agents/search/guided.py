@@ -45,12 +45,11 @@ from typing import Any
 
 import numpy as np
 
-from euchre_env.agents.base import require_information_state
+from euchre_env.agents.base import ranked_values, require_information_state
 from euchre_env.agents.neural.agent import NeuralAgent
 from euchre_env.agents.search.worlds import WorldSampler, decision_rng, world_deal
 from euchre_env.compiled import layout as K
 from euchre_env.envs.vector import VectorEuchre
-from euchre_env.game.actions import action_table
 from euchre_env.game.phases import Phase
 from euchre_env.game.rules import Rules
 from euchre_env.views.infostate import InfoState
@@ -107,9 +106,8 @@ class GuidedSearchAgent:
         action, values = self.search(state)
         if values is None:
             return action, "the only legal action"
-        strings = action_table(state.rules).strings
-        shown = ", ".join(f"{strings[a]} {values[a]:+.2f}" for a in sorted(values, key=lambda a: (-values[a], a)))
-        return action, f"mean hand margin for your team over {self.worlds} weighted worlds: {shown}"
+        return action, (f"mean hand margin for your team over {self.worlds} weighted worlds: "
+                        f"{ranked_values(values, state.rules)}")
 
     # ------------------------------------------------------------------ the search
     def _rng(self, info: InfoState) -> np.random.Generator:

@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from euchre_env.agents.base import require_information_state
+from euchre_env.agents.base import ranked_values, require_information_state
 from euchre_env.agents.rule_based.heuristics import trump_count, weakest_card
 from euchre_env.agents.search.double_dummy import DoubleDummy, hand_value
 from euchre_env.agents.search.double_dummy_compiled import CompiledDoubleDummy, solver_for
@@ -179,10 +179,9 @@ class PIMCAgent:
         action = max(totals, key=lambda a: (totals[a], -a))
         if n == 0:
             return action, "the only legal action"
-        strings = action_table(require_information_state(info, "PIMCAgent").rules).strings
-        ranked = sorted(totals, key=lambda a: (-totals[a], a))
-        values = ", ".join(f"{strings[a]} {totals[a] / n:+.2f}" for a in ranked)
-        return action, f"average hand margin for your team over {n} sampled deals: {values}"
+        rules = require_information_state(info, "PIMCAgent").rules
+        shown = ranked_values({a: t / n for a, t in totals.items()}, rules)
+        return action, f"average hand margin for your team over {n} sampled deals: {shown}"
 
     def _totals(self, info: dict[str, Any]) -> tuple[dict[int, float], int]:
         """Each legal action's value summed over the sampled deals, and their number (0: one legal action,
