@@ -132,6 +132,7 @@ class WorldSampler:
         self.allowed = [list(p) for p in merged]
         self.groups = list(merged.values())
         self._memo: dict[tuple[int, tuple[int, ...]], int] = {}
+        self._choice_memo: dict[tuple[int, tuple[int, ...]], tuple[list, list[int], int]] = {}
 
     def _splits(self, g: int, needs: tuple[int, ...]):
         """Every way to share group ``g``'s cards among the slots: (counts, multinomial)."""
@@ -167,6 +168,22 @@ class WorldSampler:
             self._memo[key] = got
         return got
 
+    def _choices(self, g: int, needs: tuple[int, ...]) -> tuple[list, list[int], int]:
+        """Group ``g``'s splits that leave a consistent rest, each with its number of worlds, and their total:
+        computed once per (group, needs) and kept, since a search draws hundreds of worlds from one sampler."""
+        key = (g, needs)
+        got = self._choice_memo.get(key)
+        if got is None:
+            options, weights = [], []
+            for split, ways in self._splits(g, needs):
+                rest = tuple(n - x for n, x in zip(needs, split))
+                w = ways * self._count(g + 1, rest)
+                if w:
+                    options.append((split, rest))
+                    weights.append(w)
+            got = self._choice_memo[key] = (options, weights, sum(weights))
+        return got
+
     def count(self) -> int:
         """Number of consistent assignments of the unknown cards (physical copies distinct)."""
         return self._count(0, self.needs)
@@ -178,15 +195,7 @@ class WorldSampler:
         pile = list(self.pile_fixed)
         needs = self.needs
         for g, cards in enumerate(self.groups):
-            options = []
-            weights = []
-            for split, ways in self._splits(g, needs):
-                rest = tuple(n - x for n, x in zip(needs, split))
-                w = ways * self._count(g + 1, rest)
-                if w:
-                    options.append((split, rest))
-                    weights.append(w)
-            total = sum(weights)
+            options, weights, total = self._choices(g, needs)
             pick = int(rng.integers(total)) if total < (1 << 62) else int(rng.random() * total)
             i = 0
             while pick >= weights[i]:
