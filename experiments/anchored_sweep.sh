@@ -28,6 +28,17 @@ run belief_z0_plies8 --checkpoint checkpoints/knock_belief.pt --worlds-from beli
 # last card (no solve: the network's own rollouts, as the guided search's values, on belief worlds).
 run belief_z1.64_plies8 --checkpoint checkpoints/knock_belief.pt --worlds-from belief --z 1.64 --plies 8
 run belief_z1.64_plies40 --checkpoint checkpoints/knock_belief.pt --worlds-from belief --z 1.64 --plies 40
+# Added on 2026-12-06 (fifth session), after the choice below: the budget spent where the stakes are, 256 worlds at
+# the calls, going alone and the discard, the network unsearched in the card play (the card play's edge over PIMC is
+# nil, docs/agents.md#where-the-edge-over-pimc-comes-from): the network's rollouts to the end (no solve), and 4 plies.
+run calls_w256_plies40 --checkpoint checkpoints/knock_belief.pt --worlds 256 --plies 40 --kinds call,alone,discard
+run calls_w256_plies4 --checkpoint checkpoints/knock_belief.pt --worlds 256 --plies 4 --kinds call,alone,discard
+# The better of the two (paired with the network: +0.031 [+0.012, +0.050] and +0.019 [-0.008, +0.046]) on the
+# diagnosis's 2,000 deals, and against the CFR bidding agent on seed 46200's.
+DEALS=2000 SEED=46100 run final_calls_w256_plies40_seed46100 --checkpoint checkpoints/knock_belief.pt --worlds 256 \
+    --plies 40 --kinds call,alone,discard
+DEALS=2000 SEED=46200 run final_calls_w256_plies40_vs_cfr_seed46200 --checkpoint checkpoints/knock_belief.pt \
+    --opponent cfr:knock_cfr.npz --worlds 256 --plies 40 --kinds call,alone,discard
 # The choice (best paired gain over the network above: belief worlds, z 1.64, 4 plies) on the diagnosis's 2,000
 # deals of seed 46100 (docs/agents.md#where-the-edge-over-pimc-comes-from), paired with its rows there.
 DEALS=2000 SEED=46100 run final_belief_z1.64_plies4_seed46100 --checkpoint checkpoints/knock_belief.pt \

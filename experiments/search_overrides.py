@@ -18,7 +18,7 @@ import json
 import time
 from collections import Counter
 
-from euchre_env.agents.search.anchored import DEFAULT_Z, WORLDS_FROM, AnchoredSearchAgent
+from euchre_env.agents.search.anchored import DEFAULT_Z, KINDS, WORLDS_FROM, AnchoredSearchAgent
 from euchre_env.agents.search.guided import DEFAULT_WORLDS, GuidedSearchAgent
 from euchre_env.evaluation.evaluate import evaluate
 from euchre_env.evaluation.pool import one_torch_thread
@@ -36,13 +36,15 @@ def main() -> None:
     parser.add_argument("--worlds-from", choices=WORLDS_FROM, default="auto", help="the anchored search's worlds")
     parser.add_argument("--z", type=float, default=DEFAULT_Z, help="the anchored search's gate")
     parser.add_argument("--plies", type=int, default=0, help="the anchored search's network plies before a solve")
+    parser.add_argument("--kinds", default=",".join(KINDS),
+                        help="the anchored search's kinds searched, comma-separated (the network plays the rest)")
     args = parser.parse_args()
     agents: list[GuidedSearchAgent] = []
 
     def search(seed: int | None) -> GuidedSearchAgent:
         agent = (GuidedSearchAgent(args.checkpoint, worlds=args.worlds, seed=seed) if args.search == "search" else
                  AnchoredSearchAgent(args.checkpoint, worlds=args.worlds, z=args.z, worlds_from=args.worlds_from,
-                                     plies=args.plies, seed=seed))
+                                     plies=args.plies, kinds=args.kinds.split(","), seed=seed))
         agents.append(agent)
         return agent
 

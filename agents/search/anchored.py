@@ -27,6 +27,8 @@ seat's ``InfoState``:
    default, ``DEFAULT_PLIES``): the greedy network plays that many cards more, every seat from its own view of
    its world, before the solve (for card plays too: the candidate, then ``plies`` network plays): less of the
    solver's clairvoyance (strategy fusion) in the values, at the price of the network's own mistakes there.
+   ``plies=None``: no solve, the network plays the hand out (its own rollouts; the call search,
+   :mod:`euchre_env.agents.search.calls`).
 3. **The network as prior**: its own action is played unless another action's weighted mean gain over it, on
    the same worlds, has a lower confidence bound above zero (mean - ``z`` x standard error, the effective
    sample size taken from the weights; ``z`` 1.64 by default, one-sided 95%); then the best such action.
@@ -34,7 +36,8 @@ seat's ``InfoState``:
 4. **Budget**: ``worlds`` (N) worlds for calls, going alone, the discard and the hand's opening lead; N // 4
    (at least 4, at most N) for the other card plays. ``searched`` and ``changed`` count the decisions searched
    and overruled by kind: ``call``, ``alone`` (the defend-alone decision, or a call where the network makes
-   trump and going alone is open), ``discard``, ``lead``, ``play``.
+   trump and going alone is open), ``discard``, ``lead``, ``play``. ``kinds`` (all five by default): the kinds
+   searched; at the others the network plays, unsearched.
 
 Cost per decision (``OMP_NUM_THREADS=1 python benchmarks/bench_pimc.py --agent
 anchored:32:checkpoints/knock_belief.pt --hands 8``, knock, all four seats, the compiled solver, 4 plies, belief
@@ -81,6 +84,7 @@ EPS = 1e-9  # gains below this are ties
 # their-own), within noise of 0.
 DEFAULT_PLIES = 4
 WORLDS_FROM = ("auto", "belief", "policy", "uniform")  # how the worlds are drawn and weighed (the module docstring)
+KINDS = ("call", "alone", "discard", "lead", "play")  # the decision kinds (``AnchoredSearchAgent.kind``)
 BELIEF_POOL = 8  # worlds="belief": uniform worlds drawn per world kept
 BELIEF_MIN = 1e-6  # a place the head rules out still leaves a consistent world a chance
 
@@ -98,27 +102,32 @@ class AnchoredSearchAgent(GuidedSearchAgent):
 
     name = "anchored"
     def __init__(self, checkpoint: str | NeuralAgent, worlds: int = DEFAULT_WORLDS, z: float = DEFAULT_Z,
-                 worlds_from: str = "auto", plies: int = DEFAULT_PLIES, seed: int | None = None,
-                 name: str | None = None
-                 ) -> None:
+                 worlds_from: str = "auto", plies: int | None = DEFAULT_PLIES, kinds: Sequence[str] = KINDS,
+                 seed: int | None = None, name: str | None = None) -> None:
         if isinstance(worlds, bool) or not isinstance(worlds, int) or worlds < 1:
-            raise ValueError(f"AnchoredSearchAgent: worlds must be an integer of at least 1, got {worlds!r}")
+            raise ValueError(f"{type(self).__name__}: worlds must be an integer of at least 1, got {worlds!r}")
         network = checkpoint if isinstance(checkpoint, NeuralAgent) else NeuralAgent(checkpoint)
         if network.rules.is_bid:
-            raise ValueError(f"AnchoredSearchAgent: {network.source!r} plays Bid Euchre, which the search does not "
+            raise ValueError(f"{type(self).__name__}: {network.source!r} plays Bid Euchre, which the search does not "
                              "cover (the help exchange); use the checkpoint itself or pimc:N")
         if worlds_from not in WORLDS_FROM:
-            raise ValueError(f"AnchoredSearchAgent: worlds_from must be one of {', '.join(map(repr, WORLDS_FROM))}, "
+            raise ValueError(f"{type(self).__name__}: worlds_from must be one of {', '.join(map(repr, WORLDS_FROM))}, "
                              f"got {worlds_from!r}")
         if worlds_from == "auto":
             worlds_from = "belief" if network.belief is not None else "policy"
         if worlds_from == "belief" and network.belief is None:
-            raise ValueError(f"AnchoredSearchAgent: {network.source!r} has no belief head to draw worlds from "
+            raise ValueError(f"{type(self).__name__}: {network.source!r} has no belief head to draw worlds from "
                              "(train one with ppo.belief_coef; configs/knock_belief.yaml)")
-        if isinstance(plies, bool) or not isinstance(plies, int) or plies < 0:
-            raise ValueError(f"AnchoredSearchAgent: plies must be an integer of at least 0, got {plies!r}")
+        if plies is not None and (isinstance(plies, bool) or not isinstance(plies, int) or plies < 0):
+            raise ValueError(f"{type(self).__name__}: plies must be an integer of at least 0 or None (no solve), "
+                             f"got {plies!r}")
+        unknown = sorted(set(kinds) - set(KINDS))
+        if isinstance(kinds, str) or unknown or not kinds:
+            raise ValueError(f"{type(self).__name__}: kinds must be a non-empty list of {', '.join(KINDS)}, "
+                             f"got {kinds!r}")
         self.worlds_from = worlds_from
         self.plies = plies
+        self.kinds = frozenset(kinds)
         super().__init__(network, worlds, belief=worlds_from == "policy", confidence=z, seed=seed, name=name)
         self.z = float(z)
         self._solvers: dict[int, Any] = {}  # by trump; exact values, so reuse across decisions changes nothing
@@ -134,8 +143,10 @@ class AnchoredSearchAgent(GuidedSearchAgent):
         state = require_information_state(info, "AnchoredSearchAgent")
         action, values = self.search(state)
         if values is None:
-            return action, "the only legal action"
-        return action, (f"double-dummy mean hand margin for your team over {self.last_worlds} weighted worlds: "
+            return action, ("the only legal action" if len(state.legal_actions) == 1 else
+                            f"the network's choice (a {self.kind(state, action)} decision, not searched)")
+        how = "the network's rollouts'" if self.plies is None else "double-dummy"
+        return action, (f"{how} mean hand margin for your team over {self.last_worlds} weighted worlds: "
                         f"{ranked_values(values, state.rules)}")
 
     # ------------------------------------------------------------------ the search
@@ -158,7 +169,7 @@ class AnchoredSearchAgent(GuidedSearchAgent):
 
     def search(self, info: InfoState) -> tuple[int, dict[int, float] | None]:
         """The action :meth:`act` plays at ``info`` and each candidate's weighted mean margin for the seat's team
-        (None: one legal action, nothing searched)."""
+        (None: one legal action, or a kind not in ``kinds``: nothing searched)."""
         self.network.check_rules(info.rules)
         legal = list(info.legal_actions)
         if not legal:
@@ -167,10 +178,12 @@ class AnchoredSearchAgent(GuidedSearchAgent):
             return legal[0], None
         mine = self.network.act(None, {"information_state": info})
         kind = self.kind(info, mine)
+        if kind not in self.kinds:
+            return mine, None
         n = self.last_worlds = self.budget(kind)
         rng = self._rng(info)
         worlds, deals, discards = self.draw(info, n, rng)
-        if info.phase == Phase.PLAY and not self.plies:
+        if info.phase == Phase.PLAY and self.plies == 0:
             candidates = self._honest(info, legal)
             if self.belief:  # the replay only weighs the worlds here: the solver reads the worlds' hands
                 venv, policy = self._engine(n)
@@ -259,7 +272,8 @@ class AnchoredSearchAgent(GuidedSearchAgent):
                        rng: np.random.Generator) -> np.ndarray:
         """Apply each game's candidate; the greedy network takes every calling decision left and then ``plies``
         card plays, each seat from its own view of its world; then each game's margin for the seat's team, solved
-        double-dummy from there (a hand that ends first: its own margin, 0 when thrown in)."""
+        double-dummy from there (a hand that ends first, or every hand with ``plies=None``: its own margin, 0 when
+        thrown in)."""
         margins = np.zeros(venv.num_envs)
         observe = np.ones((venv.num_envs, NUM_SEATS), bool)
         st = venv.engine.arrays.st
@@ -271,7 +285,7 @@ class AnchoredSearchAgent(GuidedSearchAgent):
             over = step_info["hand_over"][games]
             margins[games[over]] = rewards[games[over], info.seat]
             games = games[~over]
-            leaf = (st[games, K.PH] == K.PLAY) & (plays[games] >= self.plies)
+            leaf = (st[games, K.PH] == K.PLAY) & (plays[games] >= (np.inf if self.plies is None else self.plies))
             for g in games[leaf]:
                 margins[g] = self._leaf(info, venv, int(g), solved)
             games = games[~leaf]

@@ -100,6 +100,31 @@ def test_the_gate_keeps_the_network_unless_told_to_take_the_argmax():
     assert set(greedy.searched) <= {"call", "alone", "discard", "lead", "play"}
 
 
+def test_kinds_not_searched_are_the_networks_choice():
+    """``kinds`` limits the search to those decision kinds; the network plays the others, counted nowhere."""
+    infos = _decisions(range(4), every=2)
+    network = NeuralAgent(KNOCK)
+    calls = AnchoredSearchAgent(KNOCK, worlds=4, z=-math.inf, kinds=["call", "alone", "discard"], seed=2)
+    full = AnchoredSearchAgent(KNOCK, worlds=4, z=-math.inf, seed=2)
+    played = 0
+    for info in infos:
+        mine = network.act(None, {"information_state": info})
+        kind = full.kind(info, mine)
+        action, values = calls.search(info)
+        if kind in ("lead", "play"):
+            played += 1
+            assert (action, values) == (mine, None)
+            assert "not searched" in calls.explain(None, {"information_state": info})[1]
+        else:
+            assert (action, values) == full.search(info)  # the same worlds and values as the full search
+    assert set(calls.searched) <= {"call", "alone", "discard"} and sum(calls.searched.values()) > 0
+    assert played > 0
+    for bad in (["call", "bid"], [], "call"):
+        with pytest.raises(ValueError, match="kinds must be a non-empty list of call, alone") as err:
+            AnchoredSearchAgent(KNOCK, kinds=bad)
+        assert "\n" not in str(err.value)
+
+
 def test_card_plays_are_valued_by_the_double_dummy_solver_in_their_world():
     """One world: the values are the solver's tricks for each card, as the seat team's points margin."""
     agent = AnchoredSearchAgent(KNOCK, worlds=1, plies=0, seed=11)
