@@ -1,6 +1,7 @@
 """Agent specs on the command line and in configs: ``random``, ``rules``, ``pimc:50``, a checkpoint path (``.pt``),
 the network-guided search over a checkpoint (``search:32:PATH.pt``, :mod:`euchre_env.agents.search.guided`),
 the network anchored by double-dummy values (``anchored:32:PATH.pt``, :mod:`euchre_env.agents.search.anchored`),
+the network's calls checked by its own rollouts (``calls:256:PATH.pt``, :mod:`euchre_env.agents.search.calls`),
 the CFR bidding agent (``cfr:TABLES.npz``, :mod:`euchre_env.agents.search.cfr_bidding`), one agent's bidding with
 another's card play (``split:BIDDER:PLAYER``, :mod:`euchre_env.agents.split`)
 and OpenSpiel's bots (``openspiel:ismcts:1000``, ``openspiel:mcts:200``, ``openspiel:mccfr:PATH``; the
@@ -41,6 +42,7 @@ CHECKPOINT_SUFFIX = ".pt"
 OPENSPIEL_PREFIX = "openspiel:"  # OpenSpiel's bots: openspiel:KIND:ARG (two parameters, one maybe a path)
 SEARCH_PREFIX = "search:"  # the network-guided search: search:[WORLDS:]CHECKPOINT.pt
 ANCHORED_PREFIX = "anchored:"  # the network anchored by double-dummy values: anchored:[WORLDS:]CHECKPOINT.pt
+CALLS_PREFIX = "calls:"  # the network's calls checked by its rollouts on belief worlds: calls:[WORLDS:]CHECKPOINT.pt
 CFR_PREFIX = "cfr:"  # the CFR bidding agent: cfr:[WORLDS:]TABLES.npz (WORLDS: PIMC's, for the card play)
 CFR_SUFFIX = ".npz"
 SPLIT_PREFIX = "split:"  # a bidder and a card player: split:BIDDER:PLAYER (euchre_env.agents.split)
@@ -58,8 +60,8 @@ def _parse(text: str) -> tuple[str, dict[str, int]]:
         raise UnknownAgentSpec(
             f"unknown agent spec {text!r}; known: {', '.join(agent_names())} (e.g. 'pimc:50'), or a checkpoint "
             f"path ending in {CHECKPOINT_SUFFIX} (a published one by name, e.g. knock.pt), a search over one "
-            "(search:32:PATH.pt, anchored:32:PATH.pt), CFR tables (cfr:PATH.npz), a bidder and a card player "
-            "(split:BIDDER:PLAYER), or an OpenSpiel bot (openspiel:ismcts:1000, openspiel:mccfr:PATH)"
+            "(search:32:PATH.pt, anchored:32:PATH.pt, calls:256:PATH.pt), CFR tables (cfr:PATH.npz), a bidder and a "
+            "card player (split:BIDDER:PLAYER), or an OpenSpiel bot (openspiel:ismcts:1000, openspiel:mccfr:PATH)"
         )
     param_name = _AGENTS[name][2]
     if not colon:
@@ -146,23 +148,18 @@ def _worlds_and_path(text: str, prefix: str, suffix: str, what: str) -> tuple[di
     return kwargs, rest
 
 
-def _check_search(text: str) -> dict[str, Any]:
-    """A ``search:[N:]CHECKPOINT.pt`` spec's constructor arguments; ValueError if malformed or the file is missing."""
-    kwargs, path = _worlds_and_path(text, SEARCH_PREFIX, CHECKPOINT_SUFFIX, "CHECKPOINT")
-    try:
-        return {**_check_checkpoint(path), **kwargs}
-    except ValueError as exc:
-        raise ValueError(f"agent spec {text!r}: {exc}") from None
+def _checkpoint_search(prefix: str) -> Callable[[str], dict[str, Any]]:
+    """The checker of a ``PREFIX[N:]CHECKPOINT.pt`` spec (a search over a network: ``search:``, ``anchored:``,
+    ``calls:``): its constructor arguments; ValueError if malformed or the file is missing."""
 
+    def check(text: str) -> dict[str, Any]:
+        kwargs, path = _worlds_and_path(text, prefix, CHECKPOINT_SUFFIX, "CHECKPOINT")
+        try:
+            return {**_check_checkpoint(path), **kwargs}
+        except ValueError as exc:
+            raise ValueError(f"agent spec {text!r}: {exc}") from None
 
-def _check_anchored(text: str) -> dict[str, Any]:
-    """An ``anchored:[N:]CHECKPOINT.pt`` spec's constructor arguments; ValueError if malformed or the file is
-    missing."""
-    kwargs, path = _worlds_and_path(text, ANCHORED_PREFIX, CHECKPOINT_SUFFIX, "CHECKPOINT")
-    try:
-        return {**_check_checkpoint(path), **kwargs}
-    except ValueError as exc:
-        raise ValueError(f"agent spec {text!r}: {exc}") from None
+    return check
 
 
 def _check_cfr(text: str) -> dict[str, Any]:
@@ -199,10 +196,12 @@ def _check_split(text: str) -> dict[str, Any]:
 # Tried in this order (a split or a search over a checkpoint also ends in .pt); a spec no kind takes is an agent name.
 _SPEC_KINDS: tuple[_SpecKind, ...] = (
     _SpecKind(lambda t: t.startswith(SPLIT_PREFIX), _check_split, "euchre_env.agents.split", "SplitAgent"),
-    _SpecKind(lambda t: t.startswith(SEARCH_PREFIX), _check_search, "euchre_env.agents.search.guided",
-              "GuidedSearchAgent"),
-    _SpecKind(lambda t: t.startswith(ANCHORED_PREFIX), _check_anchored, "euchre_env.agents.search.anchored",
-              "AnchoredSearchAgent"),
+    _SpecKind(lambda t: t.startswith(SEARCH_PREFIX), _checkpoint_search(SEARCH_PREFIX),
+              "euchre_env.agents.search.guided", "GuidedSearchAgent"),
+    _SpecKind(lambda t: t.startswith(ANCHORED_PREFIX), _checkpoint_search(ANCHORED_PREFIX),
+              "euchre_env.agents.search.anchored", "AnchoredSearchAgent"),
+    _SpecKind(lambda t: t.startswith(CALLS_PREFIX), _checkpoint_search(CALLS_PREFIX),
+              "euchre_env.agents.search.calls", "CallSearchAgent"),
     _SpecKind(lambda t: t.startswith(CFR_PREFIX), _check_cfr, "euchre_env.agents.search.cfr_bidding",
               "CFRBiddingAgent"),
     _SpecKind(lambda t: t.endswith(CHECKPOINT_SUFFIX), _check_checkpoint, "euchre_env.agents.neural.agent",
