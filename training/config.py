@@ -135,7 +135,8 @@ class PretrainConfig:
 # run with phases starts, not when its config is read: a search still being written elsewhere (anchored) only has
 # to exist by then.
 EXPERT_SEARCHES = {"search": ("euchre_env.agents.search.guided", "GuidedSearchAgent"),
-                   "anchored": ("euchre_env.agents.search.anchored", "AnchoredSearchAgent")}
+                   "anchored": ("euchre_env.agents.search.anchored", "AnchoredSearchAgent"),
+                   "calls": ("euchre_env.agents.search.calls", "CallSearchAgent")}
 
 
 @dataclass
@@ -146,7 +147,7 @@ class ExpertConfig:
     every: int = 0
     decisions: int = 2000  # decisions labelled by the search per phase (the search is most of a phase's time)
     fraction: float = 0.25  # the share of the phase's decisions labelled: the labels spread over more games
-    search: str = "search"  # which search labels: "search" (network-guided) or "anchored" (EXPERT_SEARCHES)
+    search: str = "search"  # which search labels: "search" (network-guided), "anchored" or "calls" (EXPERT_SEARCHES)
     worlds: int = 32  # the search's worlds per decision
     # The search's policy at a labelled decision: 0 its chosen action alone (one-hot); above 0 the softmax of its
     # per-action values (the hand's margin in points) at this temperature.

@@ -8,10 +8,12 @@ With ``expert.every`` above 0 the trainer runs an *expert phase* every ``expert.
    demonstrations). Every seat plays the network *sampled*, as PPO's rollouts do, so that the labelled states are
    the ones PPO trains on and cover more than a greedy network's narrow lines; the search is greedy where it
    must be (its rollouts). At a random ``expert.fraction`` of the decisions (up to ``expert.decisions`` a phase) the
-   search (``expert.search``: ``search``, :class:`~euchre_env.agents.search.guided.GuidedSearchAgent`, or
-   ``anchored``, ``AnchoredSearchAgent``) around a frozen copy of the network, with ``expert.worlds`` worlds, gives
-   its action and its per-action values; the game goes on with the network's action (the states stay the
-   network's). The search's policy is its action (``expert.temperature`` 0) or the softmax of its values.
+   search (``expert.search``: ``search``, :class:`~euchre_env.agents.search.guided.GuidedSearchAgent`,
+   ``anchored``, ``AnchoredSearchAgent``, or ``calls``, ``CallSearchAgent``) around a frozen copy of the network,
+   with ``expert.worlds`` worlds, gives its action and its per-action values; the game goes on with the network's
+   action (the states stay the network's). The search's policy is its action (``expert.temperature`` 0) or the
+   softmax of its values. A decision the search leaves to the network (the call search's card plays) is not
+   labelled.
 2. **Distillation** (:func:`distill`). The actor alone, with an Adam of its own (fresh each phase, so there is no
    state to keep and PPO's optimizer is untouched), minimises over ``expert.epochs`` passes of the labelled
    decisions a KL term toward the search's policy (weight ``expert.coef``) beside a KL term toward the network as
@@ -147,8 +149,13 @@ class SearchLabeller:
         # One draw a decision whether labelled or not: which decisions are labelled depends on the row alone.
         if self.label_rng.random() < self.fraction and not self.done:
             action, values = self.search.search(state)
+        else:
+            values = None
+        # A decision the search leaves to the network (the call search's card plays) teaches nothing: no label,
+        # the budget goes to the decisions searched.
+        if values is not None:
             target = np.zeros(self.actor.num_actions, np.float32)
-            if self.temperature > 0 and values:
+            if self.temperature > 0:
                 acts = list(values)
                 v = np.array([values[a] for a in acts]) / self.temperature
                 p = np.exp(v - v.max())
@@ -177,10 +184,12 @@ def label_decisions(selfplay: SelfPlay, actor: PolicyNet, rules: Rules, config: 
                           name=f"the network of update {update}")
     searcher = search(network, worlds=cfg.worlds, seed=int(phase_rng(seed, update, 2).integers(2**32)))
     labeller = SearchLabeller(frozen, rules, config.model.observation, searcher, cfg, seed, update, on_label)
-    # Enough decisions that the labels are reached (about decisions / fraction are needed, give or take a few
-    # standard deviations: the margin); the stop below ends the games as soon as they are, so this only sizes the
-    # collector's buffers (about 4 KB a decision).
-    budget = min(math.ceil(1.25 * cfg.decisions / cfg.fraction) + 100, int(DECISIONS.high))
+    # Enough decisions that the labels are reached: about decisions / (fraction x the share of the decisions the
+    # search searches, ``searched_share``, 1 unless the search says), give or take a few standard deviations (the
+    # margin). The stop below ends the games as soon as they are, so this only sizes the collector's buffers (about
+    # 4 KB a decision).
+    share = getattr(search, "searched_share", 1.0)
+    budget = min(math.ceil(1.25 * cfg.decisions / (cfg.fraction * share)) + 100, int(DECISIONS.high))
     start = time.perf_counter()
 
     def enough() -> bool:

@@ -132,6 +132,21 @@ def test_distillation_moves_the_policy_toward_the_labels(tmp_path):
     assert stats["anchor_kl"] < stats["kl_before"] / 10, stats
 
 
+@pytest.mark.parametrize("search", ["search", "calls"])
+def test_only_the_decisions_searched_are_labelled(tmp_path, search):
+    """The call search labels calling decisions only (its card plays are the network's, unsearched); the guided
+    search labels both. (Forced moves never reach the labeller: the collector records decisions with a choice.)"""
+    from euchre_env.game.actions import action_table
+
+    trainer = Trainer(config(f"expert.search={search}", "expert.fraction=0.05"), str(tmp_path / "run"), log=QUIET)
+    labels = expert.label_decisions(trainer._selfplay({SELF: 1.0}, {}), trainer.model.actor, trainer.rules,
+                                    trainer.config, trainer.expert_search, 0)
+    trainer.close()
+    assert len(labels) == 12 and (labels.mask.sum(1) > 1).all()
+    plays = labels.search_action >= action_table(trainer.rules).play_base
+    assert not plays.any() if search == "calls" else plays.any()
+
+
 class _StubSearch:
     """A search that prefers the last legal action, with values rising along the legal actions."""
 
@@ -166,7 +181,7 @@ def test_a_run_without_phases_keeps_its_checkpoint_as_it_was(tmp_path):
 @pytest.mark.parametrize("item, message", [
     ("expert.evry=1", "unknown config key 'expert.evry'; known here: every, decisions, fraction, search, worlds, "
                       "temperature, coef, epochs, minibatch_size, lr"),
-    ("expert.search=mcts", "config expert.search must be one of 'search', 'anchored', got 'mcts'"),
+    ("expert.search=mcts", "config expert.search must be one of 'search', 'anchored', 'calls', got 'mcts'"),
     ("expert.coef=0", "config expert.coef must be a number above 0 and at most 100, got 0.0"),
     ("expert.worlds=0", "config expert.worlds must be an integer from 1 to 1024, got 0"),
     ("expert.every=many", "config expert.every must be of type int, got 'many'"),
