@@ -39,6 +39,7 @@ run is the same as one never interrupted.
 
 from __future__ import annotations
 
+import copy
 import importlib
 import math
 import time
@@ -51,6 +52,7 @@ import torch
 from torch import nn
 
 from euchre_env.agents.neural.agent import NeuralAgent
+from euchre_env.agents.neural.belief import BeliefHead
 from euchre_env.agents.neural.network import PolicyNet
 from euchre_env.agents.neural.sparse_input import SparseRows
 from euchre_env.evaluation.pool import one_torch_thread
@@ -174,14 +176,18 @@ class SearchLabeller:
 
 def label_decisions(selfplay: SelfPlay, actor: PolicyNet, rules: Rules, config: TrainConfig, search: type,
                     update: int, stop: Callable[[], bool] | None = None,
-                    on_label: Callable[[int], None] | None = None) -> Labels:
+                    on_label: Callable[[int], None] | None = None, belief: BeliefHead | None = None) -> Labels:
     """The phase after ``update``: self-play of a frozen copy of ``actor`` (``selfplay`` collects for all four
     seats) until ``expert.decisions`` decisions are labelled by the ``search`` class around that copy, or ``stop``
-    answers true (the run's time limit: the hands in progress finish, and the labels are what was made)."""
+    answers true (the run's time limit: the hands in progress finish, and the labels are what was made).
+    ``belief``: the run's belief head (``ppo.belief_coef``), a frozen copy of which the search's network carries,
+    so that the anchored and call searches draw their worlds from it."""
     cfg, seed = config.expert, config.run.seed
     frozen = actor.copy()  # the CPU's form, in eval mode: PPO goes on with the live one after the phase
     network = NeuralAgent(frozen, rules, observation=config.model.observation, greedy=True,
                           name=f"the network of update {update}")
+    if belief is not None:
+        network.belief = copy.deepcopy(belief).cpu().eval()
     searcher = search(network, worlds=cfg.worlds, seed=int(phase_rng(seed, update, 2).integers(2**32)))
     labeller = SearchLabeller(frozen, rules, config.model.observation, searcher, cfg, seed, update, on_label)
     # Enough decisions that the labels are reached: about decisions / (fraction x the share of the decisions the

@@ -18,8 +18,9 @@ Every checkpoint is the play payload of the actor (:func:`~euchre_env.agents.neu
 its weights, the observation kind, the rules), which is all a player loads; ``latest.pt`` and
 ``best.pt`` add the trainer's own keys (``critic`` weights, ``optimizer``, ``config``, ``counters``,
 ``league``). The critic, which may have seen hidden cards (``model.critic: oracle``), never plays.
-``model.init`` starts a new run's actor from a checkpoint (a published one holds the actor alone), its critic
-fresh, which ``ppo.critic_warmup`` fits for some updates before the actor learns. ``expert.every`` inserts an
+``model.init`` starts a new run's actor from a checkpoint (a published one holds the actor alone), and its belief
+head where both have one, its critic fresh, which ``ppo.critic_warmup`` fits for some updates before the actor
+learns. ``expert.every`` inserts an
 expert-iteration phase every so many updates (:mod:`~euchre_env.training.expert`): a search labels the network's
 decisions and the actor learns them, then PPO resumes.
 
@@ -54,6 +55,7 @@ from euchre_env import published
 from euchre_env.agents.neural.agent import NeuralAgent
 from euchre_env.agents.neural.checkpoint import (
     CheckpointError,
+    build_belief,
     build_model,
     check_rules,
     load_checkpoint,
@@ -248,7 +250,16 @@ class Trainer:
                              "(set model.observation and model.hidden to match)")
         actor = build_model(data, path).copy(dense=self.dense, device=self.device)
         self.model.actor.load_state_dict(actor.state_dict())
-        self.log(f"the actor starts from {path} (its critic fresh; no behaviour cloning)")
+        head = ""
+        if self.model.belief_head is not None and "belief" in data:  # ppo.belief_coef, and a head there to start from
+            belief = build_belief(data, path).state_dict()  # a CheckpointError in one line where it does not fit
+            ours = self.model.belief_head.state_dict()
+            if any(belief[k].shape != ours[k].shape for k in ours):
+                raise ValueError(f"config model.init {path!r}: its belief head has {belief['hidden.weight'].shape[0]} "
+                                 f"hidden units, this run's {ours['hidden.weight'].shape[0]}")
+            self.model.belief_head.load_state_dict(belief)
+            head = ", its belief head too"
+        self.log(f"the actor starts from {path}{head} (its critic fresh; no behaviour cloning)")
 
     def _read_latest(self, path: str) -> dict[str, Any]:
         """The checkpoint to resume from; one that cannot be used (damaged, foreign) fails with what to do instead."""
@@ -462,7 +473,7 @@ class Trainer:
         with bar:
             labels = label_decisions(self._selfplay({SELF: 1.0}, {}), self.model.actor, self.rules, cfg,
                                      self.expert_search, self.update, stop=self.past_limit,
-                                     on_label=lambda k: bar.update(k - bar.n))
+                                     on_label=lambda k: bar.update(k - bar.n), belief=self.model.belief_head)
         with guard.finishing(self.update):
             t = time.perf_counter()
             stats = distill(self.model.actor, labels, ex, cfg.ppo.max_grad_norm,

@@ -141,3 +141,40 @@ def test_the_published_knock_belief_is_knock_150m_with_a_head():
     assert plain["actor"].keys() == belief["actor"].keys()
     assert all(torch.equal(plain["actor"][k], belief["actor"][k]) for k in plain["actor"])
     assert "belief" not in plain and NeuralAgent(os.path.join(root, "knock_belief.pt")).belief is not None
+
+
+def test_model_init_takes_the_checkpoints_head_and_an_expert_phase_searches_with_it(tmp_path):
+    """A run with a head started from a checkpoint with one (``model.init``) starts from that head too; its expert
+    phases give the search's network a copy of the run's head, so the call and anchored searches draw their
+    worlds from it."""
+    from euchre_env.training import expert
+    from euchre_env.training.selfplay import SELF
+
+    overrides = ("ppo.belief_coef=0.5", "ppo.critic_lr=1e-3", "pretrain.teacher=''")
+    source = Trainer(tiny(*overrides), str(tmp_path / "source"), log=QUIET)
+    with torch.no_grad():
+        source.model.belief_head.out.bias.fill_(0.25)  # not a fresh head's weights
+    path = str(tmp_path / "with_head.pt")
+    save_checkpoint(source.play_payload(), path)
+    lines: list[str] = []
+    run = Trainer(tiny(*overrides, f"model.init={path}", "expert.every=1", "expert.search=calls",
+                       "expert.worlds=2", "expert.decisions=2"), str(tmp_path / "run"), log=lines.append)
+    want = source.model.belief_head.state_dict()
+    assert all(torch.equal(run.model.belief_head.state_dict()[k], want[k]) for k in want)
+    assert any(line.startswith(f"the actor starts from {path}, its belief head too") for line in lines)
+    seen = []
+    real = run.expert_search
+
+    def spy(network, **kwargs):
+        seen.append(network.belief)
+        return real(network, **kwargs)
+
+    expert.label_decisions(run._selfplay({SELF: 1.0}, {}), run.model.actor, run.rules, run.config, spy, 0,
+                           belief=run.model.belief_head)
+    run.close()
+    source.close()
+    assert seen[0] is not None and seen[0] is not run.model.belief_head  # a frozen copy
+    assert all(torch.equal(seen[0].state_dict()[k], want[k]) for k in want)
+    plain = Trainer(tiny("pretrain.teacher=''", f"model.init={path}"), str(tmp_path / "plain"), log=QUIET)
+    assert plain.model.belief_head is None  # no belief_coef: the checkpoint's head is not wanted
+    plain.close()
