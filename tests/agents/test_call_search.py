@@ -4,40 +4,18 @@ own play to the end of the hand, and its equality with the anchored search so co
 from __future__ import annotations
 
 import math
-import os
 
-import numpy as np
 import pytest
 
 pytest.importorskip("torch", reason="the search plays a network: it needs the train extra (torch)")
+
+from test_anchored_search import KNOCK, _decisions  # the same random knock decisions
 
 from euchre_env.agents.neural.agent import NeuralAgent
 from euchre_env.agents.registry import check_spec, make_agent
 from euchre_env.agents.search.anchored import AnchoredSearchAgent
 from euchre_env.agents.search.calls import CALL_KINDS, DEFAULT_CALL_WORLDS, CallSearchAgent
-from euchre_env.game.engine import GameState
 from euchre_env.game.phases import Phase
-from euchre_env.game.rules import Rules
-from euchre_env.views.infostate import information_state
-
-KNOCK = os.path.join(os.path.dirname(__file__), "..", "..", "checkpoints", "knock.pt")
-
-
-def _decisions(seeds: range, every: int = 1) -> list:
-    """Information states of random knock hands at every ``every``-th decision with more than one legal action."""
-    rules = Rules.preset("knock")
-    rng = np.random.default_rng(1)
-    out, k = [], 0
-    for seed in seeds:
-        state = GameState(rules, seed)
-        while not state.hand_over:
-            legal = state.legal_actions()
-            if len(legal) > 1:
-                if k % every == 0:
-                    out.append(information_state(state, state.current))
-                k += 1
-            state.apply(int(rng.choice(legal)))
-    return out
 
 
 def test_the_spec_builds_the_agent_and_bad_input_is_one_line():
@@ -72,7 +50,7 @@ def test_cards_are_the_networks_and_calls_are_the_configured_anchored_search():
             assert values is not None and set(values) == set(info.legal_actions)
             assert (action, values) == same.search(info)
             assert "the network's rollouts' mean hand margin" in calls.explain(None, {"information_state": info})[1]
-    assert kinds >= {"call", "alone"} and set(calls.searched) <= set(CALL_KINDS)
+    assert kinds >= {"call", "discard"} and set(calls.searched) <= set(CALL_KINDS)
 
 
 def test_no_plies_limit_plays_the_hand_out():
