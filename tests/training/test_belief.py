@@ -178,3 +178,18 @@ def test_model_init_takes_the_checkpoints_head_and_an_expert_phase_searches_with
     plain = Trainer(tiny("pretrain.teacher=''", f"model.init={path}"), str(tmp_path / "plain"), log=QUIET)
     assert plain.model.belief_head is None  # no belief_coef: the checkpoint's head is not wanted
     plain.close()
+
+
+def test_model_init_with_a_head_of_another_width_is_one_line(tmp_path):
+    from euchre_env.agents.neural.belief import BeliefHead
+
+    overrides = ("ppo.belief_coef=0.5", "ppo.critic_lr=1e-3", "pretrain.teacher=''")
+    source = Trainer(tiny(*overrides), str(tmp_path / "source"), log=QUIET)
+    payload = source.play_payload()
+    source.close()
+    payload["belief"] = BeliefHead(int(payload["hidden"][-1]), N, width=8).state_dict()
+    path = str(tmp_path / "narrow.pt")
+    save_checkpoint(payload, path)
+    with pytest.raises(ValueError) as err:
+        Trainer(tiny(*overrides, f"model.init={path}"), str(tmp_path / "run"), log=QUIET)
+    assert str(err.value) == f"config model.init {path!r}: its belief head has 8 hidden units, this run's 256"
