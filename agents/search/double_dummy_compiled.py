@@ -38,11 +38,12 @@ sampling and replaying the worlds); a knock deal with four PIMC-50 seats (12 dea
 ``evaluation.duplicate.hand_deal``, two runs) 1.90 -> 0.19 s and 1.47 -> 0.21 s; the solver alone,
 ``card_values`` at the first lead of 200 random deals (one solver): knock 3.7 -> 0.11 ms, Bid Euchre 15.2 -> 0.32 ms.
 
-Why it is written as it is: one recursive kernel (:func:`_node`, a trick boundary or a card to play) with scalar
-arguments and the hands as a tuple, so a call passes no array it did not get and nothing is allocated (built
-without reference counting). Every call of it passes int64 values, never a literal (``_ZERO``, ``_NONE``): a
-literal argument compiles a second version of a recursive kernel, and its calls to itself crash once loaded from
-Numba's disk cache (numba#6061, #6713); ``tests/differential/...`` checks that the kernel is compiled once.
+Why it is written as it is: one recursive kernel (:func:`_node`, a trick boundary or a card to play; its move,
+:func:`_play`, inlined) with scalar arguments and the hands as a tuple, so a call passes no array it did not get
+and nothing is allocated (built without reference counting). Every call of it passes int64 values, never a
+literal (``_ZERO``, ``_NONE``): a literal argument compiles a second version of a recursive kernel, and its calls
+to itself crash once loaded from Numba's disk cache (numba#6061, #6713); ``tests/differential/...`` checks that
+the kernel is compiled once.
 """
 
 from __future__ import annotations
@@ -213,7 +214,6 @@ def _node(tab, cfg, tt, h, seat, count, led, win_bit, win_seat, alive, alpha, be
         first_move = takers & -takers
     maximize = team == maker
     best = -1 if maximize else 1 << 20
-    last = count + 1 == cfg[_ACTIVE]
     a, b = alpha, beta
     rest = moves & ~first_move
     while True:
@@ -227,19 +227,7 @@ def _node(tab, cfg, tt, h, seat, count, led, win_bit, win_seat, alive, alpha, be
         else:  # following: low cards first
             low = rest & -rest
             rest ^= low
-        bit = _low_index(low)
-        nh = _with(h, seat, hand ^ low)
-        if count == 0:
-            n_led, n_bit, n_seat = tab[_SUIT + bit], bit, seat
-        elif tab[_BEATEN_BY + win_bit] & low:
-            n_led, n_bit, n_seat = led, bit, seat
-        else:
-            n_led, n_bit, n_seat = led, win_bit, win_seat
-        if last:
-            base = 1 if cfg[_TEAM + n_seat] == maker else 0
-            v = base + _node(tab, cfg, tt, nh, n_seat, _ZERO, _NONE, _ZERO, _ZERO, _ZERO, a - base, b - base)
-        else:
-            v = _node(tab, cfg, tt, nh, cfg[_NEXT + seat], count + 1, n_led, n_bit, n_seat, alive, a, b)
+        v = _play(tab, cfg, tt, h, seat, hand, low, count, led, win_bit, win_seat, alive, a, b)
         if maximize:
             if v > best:
                 best = v
@@ -262,6 +250,27 @@ def _node(tab, cfg, tt, h, seat, count, led, win_bit, win_seat, alive, alpha, be
     return best
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def _play(tab, cfg, tt, h, seat, hand, low, count, led, win_bit, win_seat, alive, alpha, beta):
+    """Makers' tricks from ``seat`` playing the card ``low`` of its ``hand`` as the ``count``-th card of the trick
+    on (fail-soft in ``(alpha, beta)``): the trick's led suit and winner so far after it, then the next seat's
+    turn, or, after the trick's last card, the next trick's boundary with this trick counted. The one move of
+    :func:`_node` and of :func:`_card_values`; inlined into both (numba's inliner), so :func:`_node` recurses into
+    itself alone."""
+    bit = _low_index(low)
+    nh = _with(h, seat, hand ^ low)
+    if count == 0:
+        n_led, n_bit, n_seat = tab[_SUIT + bit], bit, seat
+    elif tab[_BEATEN_BY + win_bit] & low:
+        n_led, n_bit, n_seat = led, bit, seat
+    else:
+        n_led, n_bit, n_seat = led, win_bit, win_seat
+    if count + 1 == cfg[_ACTIVE]:
+        base = 1 if cfg[_TEAM + n_seat] == cfg[_MAKER] else 0
+        return base + _node(tab, cfg, tt, nh, n_seat, _ZERO, _NONE, _ZERO, _ZERO, _ZERO, alpha - base, beta - base)
+    return _node(tab, cfg, tt, nh, cfg[_NEXT + seat], count + 1, n_led, n_bit, n_seat, alive, alpha, beta)
+
+
 @njit(cache=True, _nrt=False)
 def _boundary_value(tab, cfg, tt, h, leader, alpha, beta):
     """Makers' tricks from a trick boundary, ``leader`` to lead (fail-soft in ``(alpha, beta)``)."""
@@ -272,7 +281,6 @@ def _boundary_value(tab, cfg, tt, h, leader, alpha, beta):
 def _card_values(tab, cfg, tt, h, to_play, t_bits, t_seats, n_trick, values):
     """``values[bit]``: the makers' tricks from now on after ``to_play`` plays ``bit`` (-1: not legal), the trick in
     progress being ``t_bits`` / ``t_seats`` (its first ``n_trick``). DoubleDummy._root."""
-    maker = cfg[_MAKER]
     hand = h[to_play]
     left = _popcount(hand)
     alive = h[0] | h[1] | h[2] | h[3]
@@ -292,21 +300,8 @@ def _card_values(tab, cfg, tt, h, to_play, t_bits, t_seats, n_trick, values):
     while m != 0:
         low = m & -m
         m ^= low
-        bit = _low_index(low)
-        nh = _with(h, to_play, hand ^ low)
-        if n_trick == 0:
-            n_led, n_bit, n_seat = tab[_SUIT + bit], bit, to_play
-        elif tab[_BEATEN_BY + win_bit] & low:
-            n_led, n_bit, n_seat = led, bit, to_play
-        else:
-            n_led, n_bit, n_seat = led, win_bit, win_seat
-        if n_trick + 1 == cfg[_ACTIVE]:
-            base = 1 if cfg[_TEAM + n_seat] == maker else 0
-            values[bit] = base + _node(tab, cfg, tt, nh, n_seat, _ZERO, _NONE, _ZERO, _ZERO, _ZERO, _NONE - base,
-                                       left + 1 - base)
-        else:
-            values[bit] = _node(tab, cfg, tt, nh, cfg[_NEXT + to_play], n_trick + 1, n_led, n_bit, n_seat, alive,
-                                _NONE, left + 1)
+        values[_low_index(low)] = _play(tab, cfg, tt, h, to_play, hand, low, n_trick, led, win_bit, win_seat, alive,
+                                        _NONE, left + 1)
 
 
 def supports(deck: Deck) -> bool:
