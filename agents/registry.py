@@ -47,6 +47,12 @@ CFR_PREFIX = "cfr:"  # the CFR bidding agent: cfr:[WORLDS:]TABLES.npz (WORLDS: P
 CFR_SUFFIX = ".npz"
 SPLIT_PREFIX = "split:"  # a bidder and a card player: split:BIDDER:PLAYER (euchre_env.agents.split)
 
+# The searches over a network, by the name before the colon of their spec (search:, anchored:, calls:) -> (module,
+# class): the registry's specs and the trainer's expert.search (training/config.py) both read them here.
+NETWORK_SEARCHES = {"search": ("euchre_env.agents.search.guided", "GuidedSearchAgent"),
+                    "anchored": ("euchre_env.agents.search.anchored", "AnchoredSearchAgent"),
+                    "calls": ("euchre_env.agents.search.calls", "CallSearchAgent")}
+
 
 def agent_names() -> list[str]:
     """The agent names a spec may start with (a checkpoint path is the other kind of spec)."""
@@ -196,12 +202,8 @@ def _check_split(text: str) -> dict[str, Any]:
 # Tried in this order (a split or a search over a checkpoint also ends in .pt); a spec no kind takes is an agent name.
 _SPEC_KINDS: tuple[_SpecKind, ...] = (
     _SpecKind(lambda t: t.startswith(SPLIT_PREFIX), _check_split, "euchre_env.agents.split", "SplitAgent"),
-    _SpecKind(lambda t: t.startswith(SEARCH_PREFIX), _checkpoint_search(SEARCH_PREFIX),
-              "euchre_env.agents.search.guided", "GuidedSearchAgent"),
-    _SpecKind(lambda t: t.startswith(ANCHORED_PREFIX), _checkpoint_search(ANCHORED_PREFIX),
-              "euchre_env.agents.search.anchored", "AnchoredSearchAgent"),
-    _SpecKind(lambda t: t.startswith(CALLS_PREFIX), _checkpoint_search(CALLS_PREFIX),
-              "euchre_env.agents.search.calls", "CallSearchAgent"),
+    *(_SpecKind(lambda t, p=prefix: t.startswith(p), _checkpoint_search(prefix), *NETWORK_SEARCHES[prefix[:-1]])
+      for prefix in (SEARCH_PREFIX, ANCHORED_PREFIX, CALLS_PREFIX)),  # (NETWORK_SEARCHES: the prefix, no colon)
     _SpecKind(lambda t: t.startswith(CFR_PREFIX), _check_cfr, "euchre_env.agents.search.cfr_bidding",
               "CFRBiddingAgent"),
     _SpecKind(lambda t: t.endswith(CHECKPOINT_SUFFIX), _check_checkpoint, "euchre_env.agents.neural.agent",

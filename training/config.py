@@ -25,7 +25,7 @@ import torch
 import yaml
 
 from euchre_env.agents.neural.network import PRECISIONS
-from euchre_env.agents.registry import check_spec
+from euchre_env.agents.registry import NETWORK_SEARCHES, check_spec
 from euchre_env.game.rules import Rules, check_option_names
 from euchre_env.views.structured import OBSERVATIONS
 
@@ -131,12 +131,10 @@ class PretrainConfig:
     lr: float = 1e-3
 
 
-# expert.search: the searches that label an expert phase's decisions, by name -> (module, class). Imported when a
-# run with phases starts, not when its config is read: a search still being written elsewhere (anchored) only has
-# to exist by then.
-EXPERT_SEARCHES = {"search": ("euchre_env.agents.search.guided", "GuidedSearchAgent"),
-                   "anchored": ("euchre_env.agents.search.anchored", "AnchoredSearchAgent"),
-                   "calls": ("euchre_env.agents.search.calls", "CallSearchAgent")}
+# expert.search: the searches that label an expert phase's decisions, by name -> (module, class): the registry's
+# searches over a network (search:, anchored:, calls:). Imported when a run with phases starts (training/expert.py),
+# not when its config is read, so that reading a config imports no search.
+EXPERT_SEARCHES = NETWORK_SEARCHES
 
 
 @dataclass
@@ -148,7 +146,7 @@ class ExpertConfig:
     decisions: int = 2000  # decisions labelled by the search per phase (the search is most of a phase's time)
     fraction: float = 0.25  # the share of the phase's decisions labelled: the labels spread over more games
     search: str = "search"  # which search labels: "search" (network-guided), "anchored" or "calls" (EXPERT_SEARCHES)
-    worlds: int = 32  # the search's worlds per decision
+    worlds: int = 0  # the search's worlds per decision; 0: the search's own default (anchored 32, calls 256)
     # The search's policy at a labelled decision: 0 its chosen action alone (one-hot); above 0 the softmax of its
     # per-action values (the hand's margin in points) at this temperature.
     temperature: float = 0.0
@@ -296,7 +294,7 @@ RANGES: dict[str, Range] = {
     "expert.decisions": DECISIONS,  # labelled decisions are held at once, as a rollout's
     "expert.fraction": Range(0, 1, integer=False, above=True),  # 0 would label nothing
     # The search replays and rolls out worlds x legal actions games at once: 1,024 worlds are thousands of games.
-    "expert.worlds": Range(1, 1024),
+    "expert.worlds": Range(0, 1024, zero="the search's own default"),
     "expert.temperature": Range(0, 100, integer=False, zero="the search's action alone"),
     "expert.coef": Range(0, 100, integer=False, above=True),  # 0 would learn nothing (expert.every: 0 turns it off)
     "expert.epochs": Range(1, 100),
@@ -437,7 +435,7 @@ class TrainConfig:
                 check_spec(spec)  # a bad agent spec fails here, before training starts (nothing is built or loaded)
         _choice("league.keep", lg.keep, LEAGUE_KEEP)
         _choice("expert.search", self.expert.search, tuple(EXPERT_SEARCHES))
-        if self.expert.every and self.make_rules().is_bid:  # both searches refuse Bid Euchre (the help exchange)
+        if self.expert.every and self.make_rules().is_bid:  # every search refuses Bid Euchre (the help exchange)
             raise ValueError("config expert.every: the searches do not cover Bid Euchre (its help exchange); "
                              "set expert.every to 0 for a bid run")
         if self.eval.select_last:

@@ -188,12 +188,14 @@ def label_decisions(selfplay: SelfPlay, actor: PolicyNet, rules: Rules, config: 
                           name=f"the network of update {update}")
     if belief is not None:
         network.belief = copy.deepcopy(belief).cpu().eval()
-    searcher = search(network, worlds=cfg.worlds, seed=int(phase_rng(seed, update, 2).integers(2**32)))
+    worlds = {"worlds": cfg.worlds} if cfg.worlds else {}  # 0: the search's own default
+    searcher = search(network, **worlds, seed=int(phase_rng(seed, update, 2).integers(2**32)))
     labeller = SearchLabeller(frozen, rules, config.model.observation, searcher, cfg, seed, update, on_label)
     # Enough decisions that the labels are reached: about decisions / (fraction x the share of the decisions the
     # search searches, ``searched_share``, 1 unless the search says), give or take a few standard deviations (the
-    # margin). The stop below ends the games as soon as they are, so this only sizes the collector's buffers (about
-    # 4 KB a decision).
+    # margin). The stop below ends the games as soon as they are; the budget sizes the collector's buffers (about
+    # 4 KB a decision) and is also the most a phase plays, so a search whose searched_share is too high ends its
+    # phase with fewer labels (the phase's log line says how many).
     share = getattr(search, "searched_share", 1.0)
     budget = min(math.ceil(1.25 * cfg.decisions / (cfg.fraction * share)) + 100, int(DECISIONS.high))
     start = time.perf_counter()

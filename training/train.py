@@ -237,7 +237,8 @@ class Trainer:
 
     def _init_actor(self, path: str) -> None:
         """``model.init``: the actor's weights from the checkpoint at ``path`` (its rules, observation and hidden
-        layers the run's, else one line saying which differ); the critic keeps its fresh weights."""
+        layers the run's, else one line saying which differ), and its belief head's where the run trains one
+        (``ppo.belief_coef``) and the checkpoint has one; the critic keeps its fresh weights."""
         try:
             data = load_checkpoint(published.find(path, published.CHECKPOINTS), self.rules)  # a name: the package's
         except CheckpointError as e:

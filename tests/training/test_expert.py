@@ -170,6 +170,23 @@ def test_a_soft_search_policy_is_the_softmax_of_its_values(tmp_path):
         assert np.allclose(v, np.exp(np.arange(m.sum())) / np.exp(np.arange(m.sum())).sum(), atol=1e-6)
 
 
+@pytest.mark.parametrize("worlds, expected", [(0, "its own default"), (3, 3)])
+def test_expert_worlds_zero_leaves_the_search_its_own_default(tmp_path, worlds, expected):
+    """The call search was measured on 256 worlds, the anchored one on 32: ``expert.worlds: 0`` passes none."""
+    made = []
+
+    class Recording(_StubSearch):
+        def __init__(self, network, seed: int, worlds="its own default") -> None:
+            made.append(worlds)
+            super().__init__(network, worlds, seed)
+
+    trainer = Trainer(config(f"expert.worlds={worlds}", "expert.decisions=2"), str(tmp_path / "run"), log=QUIET)
+    expert.label_decisions(trainer._selfplay({SELF: 1.0}, {}), trainer.model.actor, trainer.rules, trainer.config,
+                           Recording, 0)
+    trainer.close()
+    assert made == [expected]
+
+
 def test_a_run_without_phases_keeps_its_checkpoint_as_it_was(tmp_path):
     trainer = Trainer(tiny(), str(tmp_path / "run"), log=QUIET)
     trainer.close()
@@ -183,7 +200,8 @@ def test_a_run_without_phases_keeps_its_checkpoint_as_it_was(tmp_path):
                       "temperature, coef, epochs, minibatch_size, lr"),
     ("expert.search=mcts", "config expert.search must be one of 'search', 'anchored', 'calls', got 'mcts'"),
     ("expert.coef=0", "config expert.coef must be a number above 0 and at most 100, got 0.0"),
-    ("expert.worlds=0", "config expert.worlds must be an integer from 1 to 1024, got 0"),
+    ("expert.worlds=1025",
+     "config expert.worlds must be an integer from 0 (the search's own default) to 1024, got 1025"),
     ("expert.every=many", "config expert.every must be of type int, got 'many'"),
 ])
 def test_a_bad_expert_value_is_one_line(item, message):
