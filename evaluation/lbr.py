@@ -54,11 +54,10 @@ import numpy as np
 from euchre_env.agents.base import ranked_values
 from euchre_env.agents.random_agent import RandomAgent
 from euchre_env.agents.registry import build_for_rules
-from euchre_env.agents.search.worlds import World, WorldSampler, decision_rng, resample, world_deal
+from euchre_env.agents.search.worlds import World, WorldSampler, decision_rng, paired_gains, resample, world_deal
 from euchre_env.evaluation.evaluate import evaluate
 from euchre_env.evaluation.results import MatchResult
 from euchre_env.game.engine import GameState
-from euchre_env.game.phases import Phase
 from euchre_env.game.rules import Rules
 from euchre_env.game.scoring import team_margin
 from euchre_env.game.seats import team_of
@@ -195,10 +194,8 @@ class LBRAgent:
         if self.confidence <= 0:
             return max(legal, key=lambda a: (float(share @ margins[:, legal.index(a)]), -a))
         mine = ask_agent(self._default, base, None)  # the seat's own view is the same in every world
-        diff = margins - margins[:, [legal.index(mine)]]
-        mean = share @ diff
-        spread = np.sqrt(np.maximum(share @ (diff - mean) ** 2, 0.0) * (share @ share))
-        better = (mean > 0) & (mean > self.confidence * spread)
+        mean, se = paired_gains(margins, share, legal.index(mine))
+        better = (mean > 0) & (mean > self.confidence * se)
         return legal[int(np.argmax(np.where(better, mean, -np.inf)))] if better.any() else mine
 
     def posterior(self, info: InfoState, worlds: list[World] | None = None, rng: np.random.Generator | None = None
@@ -230,11 +227,10 @@ class LBRAgent:
         there (None, -inf: a move seen is illegal in this world)."""
         state = GameState(info.rules, 0, deal=deal, scores=list(info.scores))
         t = state.table
-        moves = [a for _, _, a in info.call_actions]
-        moves += [t.play_base + card for _, plays in (*info.tricks, (None, info.trick)) for _, card in plays]
+        moves = info.seen_moves(t.play_base)
         mine, log_weight, k = team_of(info.seat), 0.0, 0
         while True:
-            if state.phase == Phase.DISCARD and not (state.current == info.seat and info.phase == Phase.DISCARD):
+            if info.discard_due(state.phase, state.current):
                 action = t.discard_base + discard  # the world's hidden (or the seat's own) discard
             elif k < len(moves):
                 action, k = moves[k], k + 1

@@ -66,7 +66,7 @@ from euchre_env.agents.neural.agent import NeuralAgent
 from euchre_env.agents.search.double_dummy import hand_value
 from euchre_env.agents.search.double_dummy_compiled import solver_for
 from euchre_env.agents.search.guided import GuidedSearchAgent
-from euchre_env.agents.search.worlds import World, WorldSampler, resample, world_deal, world_places
+from euchre_env.agents.search.worlds import World, WorldSampler, paired_gains, resample, world_deal, world_places
 from euchre_env.compiled import layout as K
 from euchre_env.envs.vector import VectorEuchre
 from euchre_env.game.actions import NAME, ORDER, action_table
@@ -230,9 +230,7 @@ class AnchoredSearchAgent(GuidedSearchAgent):
         """The network's action unless another's mean gain over it has a lower confidence bound above zero."""
         self.searched[kind] += 1
         if mine in candidates:
-            diff = per_world - per_world[:, [candidates.index(mine)]]
-            mean = weight @ diff
-            se = np.sqrt(np.maximum(weight @ (diff - mean) ** 2, 0.0) * (weight @ weight))  # n_eff = 1 / sum w^2
+            mean, se = paired_gains(per_world, weight, candidates.index(mine))
             lower = mean if self.z == -np.inf else mean - self.z * se
             better = (mean > EPS) & (lower > EPS)
             if not better.any():

@@ -47,7 +47,7 @@ import numpy as np
 
 from euchre_env.agents.base import ranked_values, require_information_state
 from euchre_env.agents.neural.agent import NeuralAgent
-from euchre_env.agents.search.worlds import WorldSampler, decision_rng, world_deal
+from euchre_env.agents.search.worlds import WorldSampler, decision_rng, paired_gains, world_deal
 from euchre_env.compiled import layout as K
 from euchre_env.envs.vector import VectorEuchre
 from euchre_env.game.phases import Phase
@@ -144,10 +144,8 @@ class GuidedSearchAgent:
         """The network's own action, unless another one beats it in the worlds by more than ``confidence``
         standard errors of the paired difference (the same worlds for every action): then the best of those."""
         mine = self.network.act(None, {"information_state": info})
-        diff = per_world - per_world[:, [legal.index(mine)]]
-        mean = weight @ diff
-        spread = np.sqrt(np.maximum(weight @ (diff - mean) ** 2, 0.0) * (weight @ weight))  # SE with n_eff = 1/sum w^2
-        better = (mean > 0) & (mean > self.confidence * spread)
+        mean, se = paired_gains(per_world, weight, legal.index(mine))
+        better = (mean > 0) & (mean > self.confidence * se)
         self.searched[info.phase.name] += 1
         if not better.any():
             return mine
@@ -166,9 +164,7 @@ class GuidedSearchAgent:
         """Bring every game to the seat's decision: the public calls, the hidden discard of each world, the cards
         played. Returns each world's log belief weight: the log probabilities the network gave the other seats'
         moves in that world (its first game stands for the world)."""
-        moves = [a for _, _, a in info.call_actions]
-        play_base = venv.table.play_base
-        moves += [play_base + card for _, plays in (*info.tricks, (None, info.trick)) for _, card in plays]
+        moves = info.seen_moves(venv.table.play_base)
         every = np.arange(venv.num_envs)
         firsts = every[::n_moves]
         log_weight = np.zeros(len(firsts))
@@ -176,7 +172,7 @@ class GuidedSearchAgent:
         k = 0
         while True:
             phase, seat = Phase(int(st[0, K.PH])), int(st[0, K.CUR])
-            if phase == Phase.DISCARD and not (seat == info.seat and info.phase == Phase.DISCARD):
+            if info.discard_due(phase, seat):
                 actions = venv.table.discard_base + discards  # the world's hidden (or the seat's own) discard
             elif k < len(moves):
                 actions = np.full(venv.num_envs, moves[k], np.int64)

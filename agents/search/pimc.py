@@ -289,7 +289,7 @@ class PIMCAgent:
         t = state.table
 
         def flush() -> None:
-            while state.phase == Phase.DISCARD and not (state.current == info.seat and info.phase == Phase.DISCARD):
+            while info.discard_due(state.phase, state.current):
                 state.apply(t.discard_base + discard)
 
         for _, text in info.calls:

@@ -219,9 +219,8 @@ def world_deal(info: InfoState, world: World, rng: np.random.Generator) -> tuple
     """
     rules = info.rules
     hands = [list(h) for h in world.hands]
-    for _, plays in (*info.tricks, (None, info.trick)):
-        for seat, card in plays:
-            hands[seat].append(card)
+    for seat, card in info.plays:
+        hands[seat].append(card)
     dealer = info.dealer
     discard = None
     made_discard = info.phase != Phase.DISCARD and (info.upcard_taken or (rules.is_bid and rules.joker))
@@ -250,6 +249,17 @@ def world_places(world: World, seat: int, num_ids: int) -> np.ndarray:
     for card in world.pile:
         places[card, OUT_OF_PLAY] += 1
     return places
+
+
+def paired_gains(per_world: np.ndarray, weight: np.ndarray, base: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each action's mean gain over the action of column ``base`` across the worlds (``per_world[w, a]``: action
+    ``a``'s value in world ``w``, the same worlds for every action; ``weight``: the worlds' weights, summing to 1),
+    and its standard error: the weighted spread of the paired differences, with ``1 / sum(w**2)`` worlds' worth of
+    evidence. The gate of every search that keeps a default action unless another beats it by some standard
+    errors (the guided and anchored searches, the local best response probe)."""
+    diff = per_world - per_world[:, [base]]
+    mean = weight @ diff
+    return mean, np.sqrt(np.maximum(weight @ (diff - mean) ** 2, 0.0) * (weight @ weight))
 
 
 def resample(weights: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:

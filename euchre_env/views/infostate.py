@@ -59,10 +59,27 @@ class InfoState:
     rubber_points: tuple[int, int] = (0, 0)
 
     @property
+    def plays(self) -> list[tuple[int, int]]:
+        """``(seat, card)`` of every card played so far this hand, in order."""
+        return [play for _, plays in self.tricks for play in plays] + list(self.trick)
+
+    @property
     def played(self) -> list[int]:
         """Every card played so far this hand, in order."""
-        cards = [c for _, plays in self.tricks for _, c in plays]
-        return cards + [c for _, c in self.trick]
+        return [card for _, card in self.plays]
+
+    def seen_moves(self, play_base: int) -> list[int]:
+        """The hand's moves this seat has seen, in order, as action ids: every call, then every card played
+        (``play_base``: the action table's first play id). For a search replaying the hand in a world; the dealer's
+        discard is not among them (the seat may not have seen it): where :meth:`discard_due` says, a replay plays
+        the world's own."""
+        return [action for _, _, action in self.call_actions] + [play_base + card for _, card in self.plays]
+
+    def discard_due(self, phase: Phase, seat: int) -> bool:
+        """Whether a replay of this hand, reaching ``phase`` with ``seat`` to act, plays the dealer's discard there
+        (the world's, or the seat's own) rather than the next of :meth:`seen_moves`: every discard but the one
+        this seat is deciding now."""
+        return phase == Phase.DISCARD and not (seat == self.seat and self.phase == Phase.DISCARD)
 
 
 def information_state(state: GameState, seat: int) -> InfoState:
