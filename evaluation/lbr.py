@@ -45,7 +45,6 @@ each decision's generator is seeded from the agent's seed and the information st
 from __future__ import annotations
 
 import math
-import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,35 +71,17 @@ FLOOR = 0.05  # each frozen move's probability is at least this share of the uni
 
 def policy_probability(agent: Any, state: GameState, action: int) -> float:
     """The probability that ``agent`` plays ``action`` for the seat to act in ``state``: its policy where the
-    probe knows it (uniform random play, a sampling network, an agent with ``action_probabilities(observation,
-    info)`` over action ids), else 1 or 0 by the agent's own choice (a deterministic agent: rules, a greedy
-    network, a search with its seeded generator)."""
-    legal = state.legal_actions()
+    probe knows it (uniform random play; a network's ``action_probabilities``, the softmax it samples from or 1 at
+    its greedy choice), else 1 or 0 by the agent's own choice (a deterministic agent: rules, a search with its
+    seeded generator)."""
+    if isinstance(agent, RandomAgent):
+        legal = state.legal_actions()
+        return 1.0 / len(legal) if action in legal else 0.0
     own = getattr(agent, "action_probabilities", None)
     if callable(own):
-        observation, info = decision_inputs(state, None, False)
-        return float(own(observation, info)[action])
-    if isinstance(agent, RandomAgent):
-        return 1.0 / len(legal) if action in legal else 0.0
-    neural = sys.modules.get("euchre_env.agents.neural.agent")  # loaded if the agent is a network
-    if neural is not None and isinstance(agent, neural.NeuralAgent) and not agent.greedy:
-        return _network_probability(agent, state, action)
+        _, info = decision_inputs(state, None, False)
+        return float(own(info["information_state"])[action])
     return float(ask_agent(agent, state, None) == action)
-
-
-def _network_probability(agent: Any, state: GameState, action: int) -> float:
-    """A sampling network's probability of ``action``: the softmax of its masked logits, as its ``act`` draws."""
-    import torch
-
-    _, info = decision_inputs(state, None, False)
-    obs, mask, frame = agent._encode(info["information_state"])
-    with torch.no_grad():
-        logits = agent.model.masked_logits(torch.as_tensor(obs)[None], torch.as_tensor(mask)[None])[0]
-        probs = torch.softmax(logits, -1).numpy()
-    for i in np.flatnonzero(mask):
-        if (i if frame is None else frame.to_absolute_action(int(i))) == action:
-            return float(probs[i])
-    return 0.0
 
 
 class LBRAgent:

@@ -59,8 +59,6 @@ from euchre_env.evaluation.pool import one_torch_thread
 from euchre_env.game.rules import Rules
 from euchre_env.training.config import DECISIONS, EXPERT_SEARCHES, ExpertConfig, TrainConfig
 from euchre_env.training.selfplay import SelfPlay
-from euchre_env.views.seat_view import seat_view
-from euchre_env.views.structured import make_observer
 
 # The (seed, update, stream) key of a phase's generators: PPO's collection is stream 0, the behaviour cloning's 1.
 EXPERT_STREAM = 7
@@ -115,10 +113,10 @@ class SearchLabeller:
     name = "expert labeller"
     needs_observation = False  # it encodes from info["information_state"], as NeuralAgent does
 
-    def __init__(self, actor: PolicyNet, rules: Rules, observation: str, search: Any, cfg: ExpertConfig,
-                 seed: int, update: int, on_label: Callable[[int], None] | None = None) -> None:
-        self.actor, self.rules, self.observation, self.search = actor, rules, observation, search
-        self.observer = make_observer(rules, observation)
+    def __init__(self, network: NeuralAgent, search: Any, cfg: ExpertConfig, seed: int, update: int,
+                 on_label: Callable[[int], None] | None = None) -> None:
+        # network: the frozen network the search is built around; its encoding is the labels' (and the rollout's)
+        self.network, self.actor, self.search = network, network.model, search
         self.budget, self.fraction, self.temperature = cfg.decisions, cfg.fraction, cfg.temperature
         self.play_rng, self.label_rng = phase_rng(seed, update, 0), phase_rng(seed, update, 1)
         self.on_label = on_label
@@ -135,14 +133,8 @@ class SearchLabeller:
 
     def act(self, observation: Any, info: dict[str, Any]) -> int:
         state = info["information_state"]
-        legal = np.zeros(self.actor.num_actions, bool)
-        legal[list(state.legal_actions)] = True
-        view = seat_view(state)
-        if self.observation == "structured":
-            obs, frame = self.observer.encode_with_frame(view, state.seat)
-            mask, canonical = frame.canonical_mask(legal), frame.to_canonical_action
-        else:
-            obs, frame, mask, canonical = self.observer.encode(view, state.seat), None, legal, int
+        obs, mask, frame = self.network.encode(state)
+        canonical = int if frame is None else frame.to_canonical_action
         with torch.no_grad():
             logits = self.actor.masked_logits(torch.from_numpy(obs)[None], torch.from_numpy(mask)[None])[0]
         probs = torch.softmax(logits.double(), -1).numpy()
@@ -190,7 +182,7 @@ def label_decisions(selfplay: SelfPlay, actor: PolicyNet, rules: Rules, config: 
         network.belief = copy.deepcopy(belief).cpu().eval()
     worlds = {"worlds": cfg.worlds} if cfg.worlds else {}  # 0: the search's own default
     searcher = search(network, **worlds, seed=int(phase_rng(seed, update, 2).integers(2**32)))
-    labeller = SearchLabeller(frozen, rules, config.model.observation, searcher, cfg, seed, update, on_label)
+    labeller = SearchLabeller(network, searcher, cfg, seed, update, on_label)
     # Enough decisions that the labels are reached: about decisions / (fraction x the share of the decisions the
     # search searches, ``searched_share``, 1 unless the search says), give or take a few standard deviations (the
     # margin). The stop below ends the games as soon as they are; the budget sizes the collector's buffers (about

@@ -150,21 +150,43 @@ class NeuralAgent:
             if not self._checked:
                 self.check_rules(state.rules)
                 self._checked = True
-            obs, mask, frame = self._encode(state)
+            obs, mask, frame = self.encode(state)
         if not mask.any():
             raise ValueError("NeuralAgent.act: the action mask has no legal action (is it this seat's turn?)")
-        with torch.no_grad():
-            x, m = torch.as_tensor(obs).unsqueeze(0), torch.as_tensor(mask).unsqueeze(0)
-            device = self.model[0].weight.device  # an in-memory network may live on an accelerator
-            if device.type != "cpu":
-                x, m = x.to(device), m.to(device)
-            logits = self.model.masked_logits(x, m)[0].cpu()
+        logits = self._logits(obs, mask)
         if self.greedy:
             action = int(logits.argmax())
         else:
             probs = torch.softmax(logits, -1).numpy().astype(np.float64)
             action = int(self.rng.choice(len(probs), p=probs / probs.sum()))
         return action if frame is None else frame.to_absolute_action(action)
+
+    def action_probabilities(self, state: InfoState) -> np.ndarray:
+        """``[num_actions]``, by absolute action id: the probability that :meth:`act` plays each action for
+        ``state``'s seat: the softmax of the masked logits it samples from, or, greedy, 1 at its choice. What the
+        local best response probe weighs worlds by (:func:`euchre_env.evaluation.lbr.policy_probability`)."""
+        obs, mask, frame = self.encode(state)
+        logits = self._logits(obs, mask)
+        if self.greedy:
+            probs = np.zeros(len(logits))
+            probs[int(logits.argmax())] = 1.0
+        else:
+            probs = torch.softmax(logits, -1).numpy().astype(np.float64)
+        if frame is None:
+            return probs
+        absolute = np.zeros(len(probs))
+        for i in np.flatnonzero(mask):
+            absolute[frame.to_absolute_action(int(i))] = probs[i]
+        return absolute
+
+    def _logits(self, obs: np.ndarray, mask: np.ndarray) -> torch.Tensor:
+        """The network's masked logits for one input (in the input's frame), on the CPU."""
+        with torch.no_grad():
+            x, m = torch.as_tensor(obs).unsqueeze(0), torch.as_tensor(mask).unsqueeze(0)
+            device = self.model[0].weight.device  # an in-memory network may live on an accelerator
+            if device.type != "cpu":
+                x, m = x.to(device), m.to(device)
+            return self.model.masked_logits(x, m)[0].cpu()
 
     def card_beliefs(self, state: InfoState) -> np.ndarray:
         """``[card ids, len(CARD_PLACES)]``: the belief head's probability that each card of the deck (absolute ids)
@@ -173,14 +195,16 @@ class NeuralAgent:
         network has no belief head."""
         if self.belief is None:
             raise ValueError(f"NeuralAgent: {self.source!r} has no belief head (train one with ppo.belief_coef)")
-        obs, _, frame = self._encode(state)
+        obs, _, frame = self.encode(state)
         with torch.no_grad():
             features = self.model.hidden_activations(torch.as_tensor(obs).unsqueeze(0))
             probs = torch.softmax(self.belief(features)[0], dim=-1).numpy()
         return probs if frame is None else probs[frame.card_to_canonical]  # absolute card c: its canonical row
 
-    def _encode(self, state: InfoState) -> tuple[np.ndarray, np.ndarray, Frame | None]:
-        """The network's input and legal mask for ``state``'s seat, and the frame they are in (None: absolute)."""
+    def encode(self, state: InfoState) -> tuple[np.ndarray, np.ndarray, Frame | None]:
+        """The network's input and legal mask for ``state``'s seat, and the frame they are in (None: absolute; a
+        structured observation's canonical suit frame, whose ``to_absolute_action`` maps the network's action
+        ids back)."""
         mask = np.zeros(self.model.num_actions, bool)
         mask[list(state.legal_actions)] = True  # absolute ids, whatever frame the env's own mask is in
         view = seat_view(state)

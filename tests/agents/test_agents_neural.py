@@ -123,6 +123,27 @@ def test_sampling_is_seeded(path):
     assert play(agent) == first
 
 
+@pytest.mark.parametrize("kind", ["absolute", "structured"])
+def test_action_probabilities_are_the_policy_act_plays(path, structured, kind):
+    """Over absolute action ids: greedy, 1 at act's choice; sampling, the softmax it draws from, on the legal
+    actions only, and the frequencies of its draws follow it."""
+    from euchre_env.views.infostate import information_state
+
+    source = path if kind == "absolute" else structured
+    state = GameState(KNOCK, 3)
+    info = information_state(state, state.current_player)
+    greedy = NeuralAgent(source)
+    probs = greedy.action_probabilities(info)
+    assert probs.sum() == 1 and probs[greedy.act(None, {"information_state": info})] == 1
+    sampler = NeuralAgent(source, greedy=False, seed=0)
+    probs = sampler.action_probabilities(info)
+    legal = list(info.legal_actions)
+    assert np.isclose(probs.sum(), 1) and probs[legal].sum() == probs.sum() and (probs[legal] > 0).all()
+    draws = np.bincount([sampler.act(None, {"information_state": info}) for _ in range(2000)],
+                        minlength=len(probs)) / 2000
+    assert np.abs(draws - probs).max() < 0.05
+
+
 def test_bad_arguments_are_one_clear_line(path):
     with pytest.raises(TypeError, match=r"rules must be a euchre_env Rules or None, got int 3 \(pass the seed as"):
         NeuralAgent(path, 3)

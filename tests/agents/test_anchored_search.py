@@ -215,7 +215,7 @@ def test_belief_worlds_are_consistent_and_follow_the_head(tmp_path):
     rules = info.rules
     unseen = next(c for c in range(rules.deck_spec.num_ids)
                   if c not in info.hand and c not in info.played and c != info.upcard)
-    frame = NeuralAgent(KNOCK)._encode(info)[2]  # the head speaks in the seat's canonical suit frame
+    frame = NeuralAgent(KNOCK).encode(info)[2]  # the head speaks in the seat's canonical suit frame
     row = unseen if frame is None else int(frame.card_to_canonical[unseen])
     sure = AnchoredSearchAgent(_with_belief(tmp_path, {(row, 1): 20.0}), worlds=40, seed=3)
     plain = AnchoredSearchAgent(KNOCK, worlds=40, worlds_from="uniform", seed=3)

@@ -144,7 +144,7 @@ def test_the_network_probabilities_are_its_softmax_over_the_legal_actions():
     venv.reset(options={"deals": [{"dealer": state.dealer, "hands": state.hands, "upcard": state.upcard}]})
     policy = agent.batch_twin(rules)(venv)
     info = information_state(state, state.current)
-    obs, mask, frame = agent._encode(info)
+    obs, mask, frame = agent.encode(info)
     with torch.no_grad():
         probs = torch.softmax(agent.model.masked_logits(torch.as_tensor(obs)[None], torch.as_tensor(mask)[None])[0],
                               -1).double().numpy()

@@ -244,7 +244,7 @@ def same_play(path: str, states: list, device: str = "cpu") -> None:
     dense = NeuralAgent(dense_net, data["rules"], observation=data["observation"])
     for info in states:
         assert loaded.act({}, {"information_state": info}) == dense.act({}, {"information_state": info})
-    obs, mask = zip(*(loaded._encode(info)[:2] for info in states))
+    obs, mask = zip(*(loaded.encode(info)[:2] for info in states))
     x, m = torch.from_numpy(np.stack(obs)), torch.from_numpy(np.stack(mask))
     with torch.no_grad():
         on_device = dense_net.masked_logits(x.to(device), m.to(device)).cpu()
