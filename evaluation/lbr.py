@@ -50,7 +50,7 @@ from typing import Any
 
 import numpy as np
 
-from euchre_env.agents.base import ranked_values
+from euchre_env.agents.base import ranked_values, require_information_state
 from euchre_env.agents.random_agent import RandomAgent
 from euchre_env.agents.registry import build_for_rules
 from euchre_env.agents.search.worlds import World, WorldSampler, decision_rng, paired_gains, resample, world_deal
@@ -58,7 +58,7 @@ from euchre_env.evaluation.evaluate import evaluate
 from euchre_env.evaluation.results import MatchResult
 from euchre_env.game.engine import GameState
 from euchre_env.game.rules import Rules
-from euchre_env.game.scoring import team_margin
+from euchre_env.game.scoring import hand_reward
 from euchre_env.game.seats import team_of
 from euchre_env.views.decision import ask_agent, decision_inputs
 from euchre_env.views.infostate import InfoState
@@ -67,6 +67,8 @@ DEFAULT_WORLDS = 32  # posterior sample per decision
 DEFAULT_ROLLOUTS = 32  # of those, the worlds each legal action is played out in (all 32: no resampling)
 DEFAULT_CONFIDENCE = 2.0  # leave the default policy's choice only for an action better by this many standard errors
 FLOOR = 0.05  # each frozen move's probability is at least this share of the uniform choice among its legal ones
+NO_BID_EUCHRE = ("LBRAgent: Bid Euchre is not covered (the help exchange moves hidden cards, which the world replay "
+                 "does not model)")
 
 
 def policy_probability(agent: Any, state: GameState, action: int) -> float:
@@ -100,8 +102,7 @@ class LBRAgent:
         if not 0.0 <= floor <= 1.0:
             raise ValueError(f"LBRAgent: floor must be between 0 and 1, got {floor!r}")
         if rules is not None and rules.is_bid:
-            raise ValueError("LBRAgent: Bid Euchre is not covered (the help exchange moves hidden cards, which the "
-                             "world replay does not model)")
+            raise ValueError(NO_BID_EUCHRE)
         self.frozen_spec, self.worlds, self.rollouts, self.floor = frozen, worlds, rollouts, float(floor)
         self.confidence = float(confidence)
         # The posterior asks its own copy of the frozen agent; the rollouts theirs (or a cheaper stand-in).
@@ -123,20 +124,20 @@ class LBRAgent:
     def check_rules(self, rules: Rules) -> None:
         """Raise unless every agent the probe runs plays ``rules`` (and they are not Bid Euchre)."""
         if rules.is_bid:
-            raise ValueError("LBRAgent: Bid Euchre is not covered (the help exchange moves hidden cards)")
+            raise ValueError(NO_BID_EUCHRE)
         for agent in (self._frozen, self._rollout_frozen, self._default):
             check = getattr(agent, "check_rules", None)
             if check is not None:
                 check(rules)
 
     def act(self, observation: Any, info: dict[str, Any]) -> int:
-        action, _, _ = self.search(_information_state(info))
+        action, _, _ = self.search(require_information_state(info, "LBRAgent"))
         return action
 
     def explain(self, observation: Any, info: dict[str, Any]) -> tuple[int, str]:
         """``(action, why)``: the action :meth:`act` picks, the mean margins it compared and the posterior's
         effective number of worlds."""
-        state = _information_state(info)
+        state = require_information_state(info, "LBRAgent")
         action, values, ess = self.search(state)
         if values is None:
             return action, "the only legal action"
@@ -243,14 +244,7 @@ class LBRAgent:
                 continue
             agent = self._rollout_default if team_of(state.current) == mine else self._rollout_frozen
             state.apply(ask_agent(agent, state, None))
-        return float(team_margin(state.hand_result["points"], mine))
-
-
-def _information_state(info: dict[str, Any]) -> InfoState:
-    state = (info or {}).get("information_state")
-    if state is None:
-        raise ValueError("LBRAgent needs info['information_state']: create the env with info_state=True")
-    return state
+        return float(hand_reward(state.hand_result["points"], seat))
 
 
 @dataclass(frozen=True)

@@ -8,10 +8,12 @@ supervision from the true deal (``ppo.belief_coef``; the targets come from the o
 training/oracle.py), and it reads nothing but the actor's input, so it knows only what the seat knows
 (tests/training/test_belief.py changes the hidden cards and finds the same input and the same beliefs).
 
-What uses it: a search that samples its worlds (``AnchoredSearchAgent(..., worlds_from="belief")``: the uniform
-consistent worlds of :mod:`euchre_env.agents.search.worlds` resampled in proportion to the head's probability of
-each world's card places), and ``experiments/belief_quality.py``, which scores it against uniform sampling over
-the consistent deals (docs/agents.md#a-belief-over-the-hidden-cards).
+What uses it: the searches that sample their worlds from it (``AnchoredSearchAgent(..., worlds_from="belief")``,
+the default for a checkpoint with a head, and so the call search, ``calls:N:CKPT``: the uniform consistent worlds
+of :mod:`euchre_env.agents.search.worlds` resampled in proportion to the head's probability of each world's card
+places); the expert phases, whose search network carries a frozen copy of the run's head (training/expert.py);
+and ``experiments/belief_quality.py``, which scores it against uniform sampling over the consistent deals
+(docs/agents.md#a-belief-over-the-hidden-cards).
 
 Why a head on the actor rather than a network of its own: the actor's features already summarise the calls and
 the play; the head costs one small product per decision, and its gradient may teach the actor's features to track

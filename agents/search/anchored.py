@@ -70,7 +70,6 @@ from euchre_env.agents.search.worlds import World, WorldSampler, paired_gains, r
 from euchre_env.compiled import layout as K
 from euchre_env.envs.vector import VectorEuchre
 from euchre_env.game.actions import NAME, ORDER, action_table
-from euchre_env.game.cards import follow_suit
 from euchre_env.game.phases import Phase
 from euchre_env.game.seats import NUM_SEATS, team_of
 from euchre_env.views.infostate import InfoState
@@ -89,13 +88,6 @@ BELIEF_POOL = 8  # worlds="belief": uniform worlds drawn per world kept
 BELIEF_MIN = 1e-6  # a place the head rules out still leaves a consistent world a chance
 
 
-def card_values(solver: Any, hands: Sequence[Sequence[int]], to_play: int, maker_team: int,
-                trick: Sequence[tuple[int, int]], out: Sequence[bool]) -> dict[int, float]:
-    """The makers' tricks from now on for each legal card of ``to_play``: the search's one call into a
-    double-dummy solver (:meth:`DoubleDummy.card_values`, or a twin with the same interface)."""
-    return solver.card_values(hands, to_play, maker_team, trick=trick, out=out)
-
-
 class AnchoredSearchAgent(GuidedSearchAgent):
     """The network's action unless double-dummy values on belief-weighted worlds beat it; see the module
     docstring."""
@@ -104,12 +96,7 @@ class AnchoredSearchAgent(GuidedSearchAgent):
     def __init__(self, checkpoint: str | NeuralAgent, worlds: int = DEFAULT_WORLDS, z: float = DEFAULT_Z,
                  worlds_from: str = "auto", plies: int | None = DEFAULT_PLIES, kinds: Sequence[str] = KINDS,
                  seed: int | None = None, name: str | None = None) -> None:
-        if isinstance(worlds, bool) or not isinstance(worlds, int) or worlds < 1:
-            raise ValueError(f"{type(self).__name__}: worlds must be an integer of at least 1, got {worlds!r}")
         network = checkpoint if isinstance(checkpoint, NeuralAgent) else NeuralAgent(checkpoint)
-        if network.rules.is_bid:
-            raise ValueError(f"{type(self).__name__}: {network.source!r} plays Bid Euchre, which the search does not "
-                             "cover (the help exchange); use the checkpoint itself or pimc:N")
         if worlds_from not in WORLDS_FROM:
             raise ValueError(f"{type(self).__name__}: worlds_from must be one of {', '.join(map(repr, WORLDS_FROM))}, "
                              f"got {worlds_from!r}")
@@ -121,22 +108,18 @@ class AnchoredSearchAgent(GuidedSearchAgent):
         if plies is not None and (isinstance(plies, bool) or not isinstance(plies, int) or plies < 0):
             raise ValueError(f"{type(self).__name__}: plies must be an integer of at least 0 or None (no solve), "
                              f"got {plies!r}")
-        unknown = sorted(set(kinds) - set(KINDS))
-        if isinstance(kinds, str) or unknown or not kinds:
+        if isinstance(kinds, str) or not isinstance(kinds, (list, tuple, set, frozenset)) or not kinds \
+                or set(kinds) - set(KINDS):
             raise ValueError(f"{type(self).__name__}: kinds must be a non-empty list of {', '.join(KINDS)}, "
                              f"got {kinds!r}")
         self.worlds_from = worlds_from
         self.plies = plies
         self.kinds = frozenset(kinds)
+        # the worlds and z are checked there, as the guided search's worlds and confidence (z here)
         super().__init__(network, worlds, belief=worlds_from == "policy", confidence=z, seed=seed, name=name)
-        self.z = float(z)
         self._solvers: dict[int, Any] = {}  # by trump; exact values, so reuse across decisions changes nothing
         self._table = action_table(self.rules)
         self.last_worlds = 0  # the worlds of the last decision searched
-
-    def act(self, observation: Any, info: dict[str, Any]) -> int:
-        action, _ = self.search(require_information_state(info, "AnchoredSearchAgent"))
-        return action
 
     def explain(self, observation: Any, info: dict[str, Any]) -> tuple[int, str]:
         """``(action, why)``: the action :meth:`act` picks and the weighted mean margins it compared."""
@@ -184,8 +167,8 @@ class AnchoredSearchAgent(GuidedSearchAgent):
         rng = self._rng(info)
         worlds, deals, discards = self.draw(info, n, rng)
         if info.phase == Phase.PLAY and self.plies == 0:
-            candidates = self._honest(info, legal)
-            if self.belief:  # the replay only weighs the worlds here: the solver reads the worlds' hands
+            candidates = info.honest_plays(legal, self._table.play_base)
+            if self.weigh_by_policy:  # the replay only weighs the worlds here: the solver reads the worlds' hands
                 venv, policy = self._engine(n)
                 venv.reset(options={"deals": deals})
                 log_weight = self._replay(info, venv, policy, discards, 1)
@@ -193,13 +176,13 @@ class AnchoredSearchAgent(GuidedSearchAgent):
                 log_weight = np.zeros(n)
             per_world = self.play_values(info, candidates, worlds)
         else:
-            candidates = self._honest(info, legal) if info.phase == Phase.PLAY else legal
+            candidates = info.honest_plays(legal, self._table.play_base) if info.phase == Phase.PLAY else legal
             k = len(candidates)
             venv, policy = self._engine(n * k)
             venv.reset(options={"deals": [d for d in deals for _ in range(k)]})
             log_weight = self._replay(info, venv, policy, np.repeat(discards, k), k)
             per_world = self.rollout_values(info, venv, policy, np.tile(candidates, n), rng).reshape(n, k)
-        weight = np.exp(log_weight - log_weight.max()) if self.belief else np.ones(n)
+        weight = np.exp(log_weight - log_weight.max()) if self.weigh_by_policy else np.ones(n)
         weight /= weight.sum()
         values = {a: float(v) for a, v in zip(candidates, weight @ per_world)}
         return self._gate(kind, mine, candidates, per_world, weight), values
@@ -231,7 +214,7 @@ class AnchoredSearchAgent(GuidedSearchAgent):
         self.searched[kind] += 1
         if mine in candidates:
             mean, se = paired_gains(per_world, weight, candidates.index(mine))
-            lower = mean if self.z == -np.inf else mean - self.z * se
+            lower = mean if self.confidence == -np.inf else mean - self.confidence * se
             better = (mean > EPS) & (lower > EPS)
             if not better.any():
                 return mine
@@ -240,13 +223,6 @@ class AnchoredSearchAgent(GuidedSearchAgent):
             choice = candidates[int(np.argmax(weight @ per_world))]
         self.changed[kind] += 1
         return choice
-
-    def _honest(self, info: InfoState, legal: list[int]) -> list[int]:
-        """The legal cards that follow suit (a penalized renege is legal, and never valued)."""
-        base = self._table.play_base
-        suits = info.rules.deck_spec.effective_suits(info.trump)
-        cards = follow_suit([a - base for a in legal], suits[info.trick[0][1]] if info.trick else None, suits)
-        return [a for a in legal if a - base in set(cards)]
 
     def _solver(self, trump: int) -> Any:
         solver = self._solvers[trump] = solver_for(self.rules.deck_spec, trump, self._solvers.get(trump))
@@ -260,7 +236,7 @@ class AnchoredSearchAgent(GuidedSearchAgent):
         solver = self._solver(info.trump)
         out = np.empty((len(worlds), len(candidates)))
         for i, world in enumerate(worlds):
-            made = card_values(solver, world.hands, info.seat, maker_team, info.trick, info.out)
+            made = solver.card_values(world.hands, info.seat, maker_team, trick=info.trick, out=info.out)
             for j, a in enumerate(candidates):
                 out[i, j] = hand_value(rules, info.tricks_won[maker_team] + made[a - base], maker_team, me,
                                        info.contract, info.maker_alone, info.defender_alone >= 0)
@@ -305,7 +281,7 @@ class AnchoredSearchAgent(GuidedSearchAgent):
         key = (trump, maker_team, hands, to_play, out, trick)
         made = solved.get(key)
         if made is None:
-            values = card_values(self._solver(trump), hands, to_play, maker_team, trick, out).values()
+            values = self._solver(trump).card_values(hands, to_play, maker_team, trick=trick, out=out).values()
             made = solved[key] = max(values) if team_of(to_play) == maker_team else min(values)
         return hand_value(info.rules, int(row[K.TW + maker_team]) + made, maker_team, team_of(info.seat), None,
                           bool(row[K.MALONE]), int(row[K.DEFALONE]) >= 0)

@@ -40,6 +40,7 @@ Reproducible: as PIMC, each decision's generator is seeded from the agent's seed
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from typing import Any
 
@@ -67,17 +68,21 @@ class GuidedSearchAgent:
 
     def __init__(self, checkpoint: str | NeuralAgent, worlds: int = DEFAULT_WORLDS, belief: bool = True,
                  confidence: float = DEFAULT_CONFIDENCE, seed: int | None = None, name: str | None = None) -> None:
+        kind = type(self).__name__  # the searches built on this one check their arguments here too
         if isinstance(worlds, bool) or not isinstance(worlds, int) or worlds < 1:
-            raise ValueError(f"GuidedSearchAgent: worlds must be an integer of at least 1, got {worlds!r}")
+            raise ValueError(f"{kind}: worlds must be an integer of at least 1, got {worlds!r}")
+        if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or math.isnan(confidence):
+            raise ValueError(f"{kind}: the gate's standard errors must be a number (-inf: no gate), "
+                             f"got {confidence!r}")
         self.network = checkpoint if isinstance(checkpoint, NeuralAgent) else NeuralAgent(checkpoint)
         if not self.network.greedy:
-            raise ValueError("GuidedSearchAgent: the rollouts need a greedy network (NeuralAgent(greedy=True))")
+            raise ValueError(f"{kind}: the rollouts need a greedy network (NeuralAgent(greedy=True))")
         self.worlds = worlds
-        self.belief = bool(belief)
+        self.weigh_by_policy = bool(belief)  # each world weighed by the network's probability of the moves seen
         self.confidence = float(confidence)
         self.rules = self.network.rules
         if self.rules.is_bid:
-            raise ValueError(f"GuidedSearchAgent: {self.network.source!r} plays Bid Euchre, which the search does not "
+            raise ValueError(f"{kind}: {self.network.source!r} plays Bid Euchre, which the search does not "
                              "cover (the help exchange); use the checkpoint itself or pimc:N")
         if name is not None:
             self.name = name
@@ -97,12 +102,12 @@ class GuidedSearchAgent:
         self.network.check_rules(rules)
 
     def act(self, observation: Any, info: dict[str, Any]) -> int:
-        action, _ = self.search(require_information_state(info, "GuidedSearchAgent"))
+        action, _ = self.search(require_information_state(info, type(self).__name__))
         return action
 
     def explain(self, observation: Any, info: dict[str, Any]) -> tuple[int, str]:
         """``(action, why)``: the action :meth:`act` picks and the weighted mean margins it compared."""
-        state = require_information_state(info, "GuidedSearchAgent")
+        state = require_information_state(info, type(self).__name__)
         action, values = self.search(state)
         if values is None:
             return action, "the only legal action"
@@ -134,7 +139,7 @@ class GuidedSearchAgent:
         venv.reset(options={"deals": [d for d in deals for _ in range(n_moves)]})
         log_weight = self._replay(info, venv, policy, np.repeat(discards, n_moves), n_moves)
         margins = self._rollouts(info, venv, policy, np.tile(legal, n_worlds), rng)
-        weight = np.exp(log_weight - log_weight.max()) if self.belief else np.ones(n_worlds)
+        weight = np.exp(log_weight - log_weight.max()) if self.weigh_by_policy else np.ones(n_worlds)
         weight /= weight.sum()
         per_world = margins.reshape(n_worlds, n_moves)
         values = {a: float(v) for a, v in zip(legal, weight @ per_world)}
@@ -179,7 +184,7 @@ class GuidedSearchAgent:
                 k += 1
             else:
                 break
-            if self.belief and seat != info.seat:
+            if self.weigh_by_policy and seat != info.seat:
                 legal = venv.masks()[firsts].sum(1)
                 p = policy.probabilities(firsts, actions[firsts])
                 log_weight += np.log((1 - BELIEF_FLOOR) * p + BELIEF_FLOOR / legal)

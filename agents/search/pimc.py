@@ -52,7 +52,7 @@ from euchre_env.agents.search.double_dummy import DoubleDummy, hand_value
 from euchre_env.agents.search.double_dummy_compiled import CompiledDoubleDummy, solver_for
 from euchre_env.agents.search.worlds import WorldSampler, decision_rng, world_deal
 from euchre_env.game.actions import BID, HELP, MOON, NAME, ORDER, PASS, action_table
-from euchre_env.game.cards import NUM_SUITS, follow_suit
+from euchre_env.game.cards import NUM_SUITS
 from euchre_env.game.engine import GameState, scoring_thresholds
 from euchre_env.game.phases import Phase
 from euchre_env.game.seats import partner_of, team_of
@@ -213,9 +213,7 @@ class PIMCAgent:
         maker_team = team_of(info.maker)
         me = team_of(info.seat)
         solver = self._solver(rules.deck_spec, info.trump)
-        suits = rules.deck_spec.effective_suits(info.trump)
-        honest = follow_suit([a - play_base for a in legal], suits[info.trick[0][1]] if info.trick else None, suits)
-        totals = {play_base + c: 0.0 for c in honest}
+        totals = dict.fromkeys(info.honest_plays(legal, play_base), 0.0)
         for world in worlds:
             values = solver.card_values(world.hands, info.seat, maker_team, trick=info.trick, out=info.out,
                                         max_tricks=depth)

@@ -54,13 +54,11 @@ class WorldSampler:
         self.info = info
         rules = info.rules
         deck = rules.deck_spec
-        self.deck = deck
         me = info.seat
         if len(info.hand_sizes) != NUM_SEATS:
             raise ValueError(f"WorldSampler needs the InfoState's hand_sizes (one per seat), got {info.hand_sizes!r}: "
                              "build it with euchre_env.views.infostate.information_state()")
         sizes = list(info.hand_sizes)
-        self.sizes = sizes
         counts = [deck.copies] * deck.num_ids
 
         def take(card: int) -> None:

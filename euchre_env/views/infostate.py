@@ -10,9 +10,11 @@ seat, so they can encode from it too (``euchre_env.views.seat_view``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from euchre_env.game.cards import follow_suit
 from euchre_env.game.engine import GameState
 from euchre_env.game.phases import Phase
 from euchre_env.game.rules import Rules
@@ -67,6 +69,14 @@ class InfoState:
     def played(self) -> list[int]:
         """Every card played so far this hand, in order."""
         return [card for _, card in self.plays]
+
+    def honest_plays(self, legal: Sequence[int], play_base: int) -> list[int]:
+        """Of the legal card plays ``legal`` (action ids; ``play_base``: the action table's first play id), those
+        that follow suit, in their order. Under ``renege="penalize"`` the legal actions also hold reneges, which a
+        double-dummy solver (playing by the rules) never values: the searches value these only."""
+        suits = self.rules.deck_spec.effective_suits(self.trump)
+        cards = follow_suit([a - play_base for a in legal], suits[self.trick[0][1]] if self.trick else None, suits)
+        return [play_base + card for card in cards]
 
     def seen_moves(self, play_base: int) -> list[int]:
         """The hand's moves this seat has seen, in order, as action ids: every call, then every card played

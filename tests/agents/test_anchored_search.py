@@ -119,9 +119,14 @@ def test_kinds_not_searched_are_the_networks_choice():
             assert (action, values) == full.search(info)  # the same worlds and values as the full search
     assert set(calls.searched) <= {"call", "alone", "discard"} and sum(calls.searched.values()) > 0
     assert played > 0
-    for bad in (["call", "bid"], [], "call"):
+    for bad in (["call", "bid"], [], "call", None, 3):
         with pytest.raises(ValueError, match="kinds must be a non-empty list of call, alone") as err:
             AnchoredSearchAgent(KNOCK, kinds=bad)
+        assert "\n" not in str(err.value)
+    for bad in ("x", None, float("nan"), True):
+        with pytest.raises(ValueError, match=r"AnchoredSearchAgent: the gate's standard errors must be a number "
+                                             r"\(-inf: no gate\), got") as err:
+            AnchoredSearchAgent(KNOCK, z=bad)
         assert "\n" not in str(err.value)
 
 
@@ -256,7 +261,7 @@ def test_rollout_values_with_no_plies_are_the_card_play_values():
     infos = [i for i in _decisions(range(6)) if i.phase == Phase.PLAY][::3][:6]
     assert infos
     for info in infos:
-        candidates = agent._honest(info, list(info.legal_actions))
+        candidates = info.honest_plays(list(info.legal_actions), agent._table.play_base)
         worlds, venv, policy, tiled, rng = _engine_at(agent, info, 4, candidates)
         through_engine = agent.rollout_values(info, venv, policy, tiled, rng).reshape(4, len(candidates))
         assert np.array_equal(through_engine, agent.play_values(info, candidates, worlds))
@@ -267,8 +272,8 @@ def test_rollout_values_past_the_last_card_are_the_networks_own_play():
     out in that world (the guided search's rollout)."""
     agent = AnchoredSearchAgent(KNOCK, worlds=3, worlds_from="uniform", plies=40, seed=2)
     for info in _decisions(range(4), every=9)[:5]:
-        candidates = agent._honest(info, list(info.legal_actions)) if info.phase == Phase.PLAY else list(
-            info.legal_actions)
+        legal = list(info.legal_actions)
+        candidates = info.honest_plays(legal, agent._table.play_base) if info.phase == Phase.PLAY else legal
         _, venv, policy, tiled, rng = _engine_at(agent, info, 3, candidates)
         values = agent.rollout_values(info, venv, policy, tiled, rng)
         _, venv2, policy2, tiled2, rng2 = _engine_at(agent, info, 3, candidates)
