@@ -123,7 +123,7 @@ class AnchoredSearchAgent(GuidedSearchAgent):
 
     def explain(self, observation: Any, info: dict[str, Any]) -> tuple[int, str]:
         """``(action, why)``: the action :meth:`act` picks and the weighted mean margins it compared."""
-        state = require_information_state(info, "AnchoredSearchAgent")
+        state = require_information_state(info, type(self).__name__)
         action, values = self.search(state)
         if values is None:
             return action, ("the only legal action" if len(state.legal_actions) == 1 else
@@ -156,7 +156,7 @@ class AnchoredSearchAgent(GuidedSearchAgent):
         self.network.check_rules(info.rules)
         legal = list(info.legal_actions)
         if not legal:
-            raise ValueError("AnchoredSearchAgent.act: no legal action (is it this seat's turn?)")
+            raise ValueError(f"{type(self).__name__}.act: no legal action (is it this seat's turn?)")
         if len(legal) == 1:
             return legal[0], None
         mine = self.network.act(None, {"information_state": info})
