@@ -183,10 +183,7 @@ def replay_world(info: InfoState, world: World, rng: np.random.Generator) -> Gam
     me, dealer = info.seat, info.dealer
     hands = [list(h) for h in world.hands]
     pile = list(world.pile)
-    for _, plays in info.tricks:
-        for seat, card in plays:
-            hands[seat].append(card)
-    for seat, card in info.trick:
+    for seat, card in info.plays:
         hands[seat].append(card)
     discard = None
     # Bid Euchre's joker dealer discards before the auction: done once the phase has moved on.
@@ -231,15 +228,10 @@ def replay_world(info: InfoState, world: World, rng: np.random.Generator) -> Gam
             base = t.discard_base if state.phase == Phase.DISCARD else t.give_base
             state.apply(base + card)
 
-    for _, _, action in info.call_actions:
+    for action in info.seen_moves(t.play_base):  # the hidden moves fall between the calls, before any card
         flush()
         state.apply(action)
     flush()
-    for _, plays in info.tricks:
-        for _, card in plays:
-            state.apply(t.play_base + card)
-    for _, card in info.trick:
-        state.apply(t.play_base + card)
     if state.phase != info.phase or state.current != me:
         raise ValueError(f"replay reached {state.phase.name}/seat {state.current}, expected {info.phase.name}/{me}")
     return state
