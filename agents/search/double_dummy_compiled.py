@@ -227,7 +227,7 @@ def _node(tab, cfg, tt, h, seat, count, led, win_bit, win_seat, alive, alpha, be
         else:  # following: low cards first
             low = rest & -rest
             rest ^= low
-        v = _play(tab, cfg, tt, h, seat, hand, low, count, led, win_bit, win_seat, alive, a, b)
+        v = _play(tab, cfg, tt, h, seat, hand, low, count, (led, win_bit, win_seat), alive, a, b)
         if maximize:
             if v > best:
                 best = v
@@ -251,12 +251,13 @@ def _node(tab, cfg, tt, h, seat, count, led, win_bit, win_seat, alive, alpha, be
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _play(tab, cfg, tt, h, seat, hand, low, count, led, win_bit, win_seat, alive, alpha, beta):
+def _play(tab, cfg, tt, h, seat, hand, low, count, trick, alive, alpha, beta):
     """Makers' tricks from ``seat`` playing the card ``low`` of its ``hand`` as the ``count``-th card of the trick
-    on (fail-soft in ``(alpha, beta)``): the trick's led suit and winner so far after it, then the next seat's
-    turn, or, after the trick's last card, the next trick's boundary with this trick counted. The one move of
-    :func:`_node` and of :func:`_card_values`; inlined into both (numba's inliner), so :func:`_node` recurses into
-    itself alone."""
+    on (fail-soft in ``(alpha, beta)``; ``trick``: the suit led, the bit and the seat of the card taking the trick
+    so far): the trick's state after it, then the next seat's turn, or, after the trick's last card, the next
+    trick's boundary with this trick counted. The one move of :func:`_node` and of :func:`_card_values`; inlined
+    into both (numba's inliner), so :func:`_node` recurses into itself alone."""
+    led, win_bit, win_seat = trick
     bit = _low_index(low)
     nh = _with(h, seat, hand ^ low)
     if count == 0:
@@ -300,8 +301,8 @@ def _card_values(tab, cfg, tt, h, to_play, t_bits, t_seats, n_trick, values):
     while m != 0:
         low = m & -m
         m ^= low
-        values[_low_index(low)] = _play(tab, cfg, tt, h, to_play, hand, low, n_trick, led, win_bit, win_seat, alive,
-                                        _NONE, left + 1)
+        values[_low_index(low)] = _play(tab, cfg, tt, h, to_play, hand, low, n_trick, (led, win_bit, win_seat),
+                                        alive, _NONE, left + 1)
 
 
 def supports(deck: Deck) -> bool:
