@@ -80,22 +80,6 @@ def _hand_over(g, learner, e, s, d, u, raw, t):
     deal_on(s, g, over, u, d, t)
 
 
-@jit(_nrt=False, inline="always")
-def _move(g, a, learner, e, s, d, u, raw, amask, obs, mask, t):
-    """Game ``g`` makes the move ``a`` (an absolute action id), whoever chose it: a hand that ends is accounted and
-    dealt on (:func:`_hand_over`); then, if a learner seat is to act, its seat, observation and mask are written.
-    Returns True when the game waits on an opponent instead. The one place a move is made, for the learner's and
-    the opponents' alike; inlined, since as a call (a dozen arguments a move) the step ran 12% slower."""
-    if apply(s, g, a, t):
-        _hand_over(g, learner, e, s, d, u, raw, t)
-    seat = s.st[g, CUR]
-    if not learner.observe[g, seat]:
-        return True
-    learner.acting[g] = seat
-    observe_decision(s, g, obs[g], mask[g], raw, amask, t, e.with_obs)
-    return False
-
-
 def _play_slice(c, chunks, learner, scratch, s, d, e, obs, mask, t, tables, pscratch):
     """The whole step of slice ``c`` of ``chunks`` (:func:`_single_seat_step`), its opponents deciding by
     ``decide`` (a global of this function's compiled copy: :func:`driver`) with the policy's ``tables`` and
@@ -103,33 +87,39 @@ def _play_slice(c, chunks, learner, scratch, s, d, e, obs, mask, t, tables, pscr
     Compiled on its own and called once a slice: Numba's parallel loop body loses writes made through tuples."""
     st, actions = s.st, learner.actions
     lo, hi = batch.slice_of(st.shape[0], c, chunks)
-    codes, active, picks, amasks = scratch.codes, scratch.active, scratch.picks, scratch.amasks
+    observe, codes, active, picks, amasks = learner.observe, scratch.codes, scratch.active, scratch.picks, \
+        scratch.amasks
     size = t.off[B_SIZE]
     u = scratch.uniforms[c]
     raw, amask = scratch.raw[c, :size], scratch.raw[c, size:]
-    k = lo  # the slice's waiting games are active[lo:k]
-    for g in range(lo, hi):  # the learner's moves
+    for g in range(lo, hi):  # the learner's moves come first: every game has one
         learner_decides(g, learner.rewards, learner.pending, learner.decided)
         codes[g] = 0
-        if _move(g, t.to_abs[st[g, FRAME], actions[g]], learner, e, s, d, u, raw, amask, obs, mask, t):
-            active[k] = g
-            k += 1
-    while k > lo:  # rounds of the opponents' decisions
-        for j in range(lo, k):
-            legal_mask(s, active[j], t, amasks[j])
-        for j in range(lo, k):
-            picks[j] = decide(tables, pscratch, c, active[j], amasks[j], s)  # noqa: F821 (the copy's global)
+        active[g] = g
+        picks[g] = t.to_abs[st[g, FRAME], actions[g]]
+    k = hi  # the games with a move to make are active[lo:k], their moves picks[lo:k]
+    while k > lo:  # rounds: every move (one loop for the learner's and the opponents'), then the next decisions
         m = lo
-        for j in range(lo, k):  # every move; a game still waiting on an opponent moves down the list
+        for j in range(lo, k):  # a game still waiting on an opponent moves down the list
             g = active[j]
             a = picks[j]
             if a < 0:
                 codes[g] = a
                 continue
-            if _move(g, a, learner, e, s, d, u, raw, amask, obs, mask, t):
+            if apply(s, g, a, t):
+                _hand_over(g, learner, e, s, d, u, raw, t)
+            seat = st[g, CUR]
+            if observe[g, seat]:
+                learner.acting[g] = seat
+                observe_decision(s, g, obs[g], mask[g], raw, amask, t, e.with_obs)
+            else:
                 active[m] = g
                 m += 1
         k = m
+        for j in range(lo, k):
+            legal_mask(s, active[j], t, amasks[j])
+        for j in range(lo, k):
+            picks[j] = decide(tables, pscratch, c, active[j], amasks[j], s)  # noqa: F821 (the copy's global)
 
 
 def _single_seat_step(chunks, learner, scratch, s, d, e, obs, mask, t, tables, pscratch):
