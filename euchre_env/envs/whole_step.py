@@ -58,8 +58,8 @@ class DriverScratch(NamedTuple):
     each slice's rows."""
 
     codes: np.ndarray  # int64 [num_envs]: a failed decision's code, per game
-    active: np.ndarray  # int64 [num_envs]: each slice's games waiting on an opponent
-    picks: np.ndarray  # int64 [num_envs]: their decisions
+    active: np.ndarray  # int64 [num_envs]: each slice's games with a move to make (the learner's, then an opponent's)
+    picks: np.ndarray  # int64 [num_envs]: those moves (absolute ids)
     amasks: np.ndarray  # bool [num_envs, num_actions]: their legal masks (absolute ids)
     raw: np.ndarray  # float32 [slices, raw size + actions]: the absolute encoding, then the absolute mask
     uniforms: np.ndarray  # float64 [slices, pack + 1]: a deal's uniforms
@@ -129,9 +129,9 @@ def _single_seat_step(chunks, learner, scratch, s, d, e, obs, mask, t, tables, p
 
     The games go in ``chunks`` slices (at once in the parallel build; :func:`_play_slice`, a global of this
     function's compiled copy), slice ``c`` with its scratch rows (``scratch.raw[c]``, ``scratch.uniforms[c]``,
-    the rows ``c`` of the policy's scratch ``pscratch``; ``tables``: the policy's). A slice plays its opponents'
-    decisions in rounds (every waiting game's legal mask, then every decision, then every move), not one game to
-    its learner's turn after another: that ran slower on one thread (docs/rule_based_twin.md).
+    the rows ``c`` of the policy's scratch ``pscratch``; ``tables``: the policy's). A slice plays its games'
+    moves in rounds (every move, the learner's in the first; then every waiting game's legal mask and decision),
+    not one game to its learner's turn after another: that ran slower on one thread (docs/rule_based_twin.md).
     ``scratch.codes[g]``: 0, or the code of a decision that failed (a bug), the game left where it was. It
     allocates nothing."""
     for c in prange(chunks):  # (the policy's tables and scratch come apart: a parallel loop takes no nested tuple)
