@@ -60,26 +60,21 @@ class BatchPolicy(Protocol):
 
 class CompiledDecision(Protocol):
     """A batch policy's decision as compiled code, for the env's single-seat whole step
-    (:mod:`euchre_env.envs.whole_step`), which plays the opponents' seats with it inside one compiled call.
+    (:mod:`euchre_env.envs.whole_step`), which plays the opponents' seats with it inside one C call.
 
     A :class:`BatchPolicy` offers one with a method ``compiled_decision()`` (returning it, or None); the env asks
     for it where every game has that one opponent, and otherwise plays in rounds of :meth:`BatchPolicy.actions`.
     The rule-based agent's twin has one (``agents.rule_based.compiled.RuleBasedDecision``).
     """
 
-    name: str  # names the driver's build made for this decision
-    # ``decide(tables, scratch, c, g, mask, arrays) -> int``: a Numba function (njit), called from the driver's
-    # parallel loop on slice ``c`` for game ``g`` with ``mask`` its legal actions (absolute ids, bool) and
-    # ``arrays`` the games' ``compiled.layout.GameArrays``; returns an absolute action id, or a negative code
-    # (:meth:`check` explains it). It must allocate nothing (the driver is built without reference counting).
-    decide: Any
-    tables: Any  # a tuple (of arrays) the decision reads
-    files: tuple[str, ...]  # the source files its compiled code holds: they key the driver's build
+    name: str  # the decision's name, for messages
+    # A PyCapsule named "euchre_env.decision" holding engine.h's ``Decision``: a C function
+    # ``decide(policy, slice, games, g, mask)`` -> an absolute action id for the seat to act in game ``g`` (``mask``
+    # its legal actions, absolute ids), or a negative code (:meth:`check` explains it), and the ``policy`` it
+    # reads. The capsule keeps that policy alive. The env never links the agent's extension: it calls the pointer.
+    capsule: Any
+    slices: int  # the slices the decision's scratch serves at once: the driver uses slices 0 .. slices - 1
     parallel_from: int  # fewer games than this are stepped on the caller's thread
-
-    def scratch(self, slices: int) -> Any:
-        """A tuple of arrays, each slice's rows of scratch (``decide`` reads slice ``c``'s)."""
-        ...
 
     def check(self, games: np.ndarray, codes: np.ndarray) -> None:
         """Raise for the first negative code of ``codes`` (game ``games[i]``'s); nothing where none is."""

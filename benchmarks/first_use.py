@@ -1,28 +1,33 @@
-"""First use, cold and warm: how long each entry point takes on a machine whose Numba cache is empty, and again once
-the kernels are built; and what each build compiles, kernel by kernel.
+"""First use: how long each entry point takes in a new process, and how long the compiled code takes to build.
 
-    python benchmarks/first_use.py                 # every path, cold then warm (about 15 minutes on 2 cores)
-    python benchmarks/first_use.py --paths readme eval
-    python benchmarks/first_use.py --kernels       # the compile time of each kernel of every build
+    python benchmarks/first_use.py                  # every path, twice each, in new processes
+    python benchmarks/first_use.py --paths readme vector
+    python benchmarks/first_use.py --build          # the CPU time to build each extension from nothing
 
-Each path runs in a new process with a new empty ``NUMBA_CACHE_DIR`` and the default settings (the background
-build on), as a user's first run would. The script then waits for the background build to finish (the time until
-the kernels are built is reported) and runs the path again in that cache: the warm figure. docs/compiling.md
-quotes the results.
+Since 0.3 nothing compiles at run time (docs/compiling.md): the extensions are built when the package is installed,
+so a first run and a later one differ only by what the operating system has cached of the files. Each path runs
+in a new process with an empty ``HOME``, from the start of the process (the import included) to its first result
+and to its end. ``--build`` compiles each C extension of ``setup.py`` with the compiler and flags setuptools uses,
+from nothing, and reports the compiler's CPU time (user + system, its child processes) and the wall time.
 """
 
 from __future__ import annotations
 
 import argparse
-import glob
+import ast
 import json
 import os
+import resource
+import shlex
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
+from pathlib import Path
 
 PY = sys.executable
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # Each path prints one JSON line: {"first_s": seconds from the start of the process to its first result, ...}
 PATHS = {
@@ -30,7 +35,6 @@ PATHS = {
 import time; t0 = time.perf_counter()
 import numpy as np
 import euchre_env
-imported = time.perf_counter() - t0
 env = euchre_env.env(rules="knock")
 rng = np.random.default_rng(0)
 first = None
@@ -44,39 +48,55 @@ for game in range(3):
         legal = np.flatnonzero(obs["action_mask"])
         env.step(int(legal[rng.integers(len(legal))]))
         first = first or time.perf_counter() - t0
-print(json.dumps({"import_s": imported, "first_s": first, "total_s": time.perf_counter() - t0,
-                  "engine": type(env.unwrapped._core).__name__}))
+print(json.dumps({"first_s": first, "total_s": time.perf_counter() - t0}))
 """),
-    "eval": ("euchre eval rules random --hands 1000", None),
-    "demo": ("make demo (python -m euchre_env.play.demo): its first line, and the whole game", None),
-    "vector": ("VectorEuchre(knock, 4096 games, structured): first reset and step", """
+    "vector": ("`VectorEuchre(\"knock\", num_envs=4096, observation=\"structured\")`: first step, then 100 steps", """
 import time; t0 = time.perf_counter()
-import numpy as np
 from euchre_env import VectorEuchre
 venv = VectorEuchre("knock", num_envs=4096, seed=0, observation="structured")
 obs, mask, seat = venv.reset()
-venv.step(mask.argmax(1))
-print(json.dumps({"first_s": time.perf_counter() - t0, "total_s": time.perf_counter() - t0}))
+venv.step(venv.sample_legal())
+first = time.perf_counter() - t0
+for _ in range(100):
+    venv.step(venv.sample_legal())
+print(json.dumps({"first_s": first, "total_s": time.perf_counter() - t0}))
 """),
-    "single_seat_vector": ("SingleSeatVectorEnv(knock, 1024 games, rules): first reset and step", """
+    "single_seat_vector": ("`SingleSeatVectorEnv(\"knock\", num_envs=4096, opponents=\"rules\")`: first step, then "
+                           "100 steps", """
 import time; t0 = time.perf_counter()
 import numpy as np
 from euchre_env import SingleSeatVectorEnv
-envs = SingleSeatVectorEnv("knock", num_envs=1024, opponents="rules", seed=0)
+envs = SingleSeatVectorEnv("knock", num_envs=4096, opponents="rules", seed=0)
 obs, infos = envs.reset(seed=0)
 envs.step(infos["action_mask"].argmax(1))
-print(json.dumps({"first_s": time.perf_counter() - t0, "total_s": time.perf_counter() - t0}))
+first = time.perf_counter() - t0
+for _ in range(100):
+    obs, reward, terminated, truncated, infos = envs.step(infos["action_mask"].argmax(1))
+print(json.dumps({"first_s": first, "total_s": time.perf_counter() - t0}))
 """),
+    "gym_make_vec": ("`gymnasium.make_vec(\"euchre/SingleSeat-v0\", num_envs=64, opponents=\"rules\")`: first "
+                     "reset, then 100 steps", """
+import time; t0 = time.perf_counter()
+import gymnasium, numpy as np
+import euchre_env
+envs = gymnasium.make_vec("euchre/SingleSeat-v0", num_envs=64, rules="knock", opponents="rules")
+obs, infos = envs.reset(seed=0)
+first = time.perf_counter() - t0
+for _ in range(100):
+    obs, reward, terminated, truncated, infos = envs.step(infos["action_mask"].argmax(1))
+print(json.dumps({"first_s": first, "total_s": time.perf_counter() - t0}))
+"""),
+    "eval": ("`euchre eval knock.pt rules --hands 1000`: the whole command", None),
+    "demo": ("`make demo` (`python -m euchre_env.play.demo`): its first line, and the whole game", None),
 }
 
 
-def run_path(name: str, cache: str) -> dict:
-    env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+def run_path(name: str, home: str) -> dict:
+    env = {**os.environ, "HOME": home}
     env.pop("EUCHRE_ENV_ENGINE", None)
-    env.pop("EUCHRE_ENV_BACKGROUND_BUILD", None)
     start = time.perf_counter()
     if name == "eval":
-        out = subprocess.run([PY, "-m", "euchre_env.cli", "eval", "rules", "random", "--hands", "1000"], env=env,
+        out = subprocess.run([PY, "-m", "euchre_env.cli", "eval", "knock.pt", "rules", "--hands", "1000"], env=env,
                              capture_output=True, text=True, check=True)
         total = time.perf_counter() - start
         return {"first_s": total, "total_s": total, "stderr": out.stderr.strip()[-300:]}
@@ -94,80 +114,67 @@ def run_path(name: str, cache: str) -> dict:
     return result
 
 
-def wait_for_builds(cache: str, limit_s: float = 1800) -> float:
-    """Seconds until no background build is under way in ``cache`` (its lock files gone)."""
-    start = time.perf_counter()
-    while glob.glob(os.path.join(cache, "*.building")) and time.perf_counter() - start < limit_s:
-        time.sleep(1)
-    return time.perf_counter() - start
-
-
 def first_use(paths: list[str]) -> None:
-    print("| path | cold: first result | cold: whole run | background build done after | warm: first result "
-          "| warm: whole run |")
-    print("|---|---|---|---|---|---|")
+    print("| path | first run: first result | first run: whole | second run: first result | second run: whole |")
+    print("|---|---:|---:|---:|---:|")
     for name in paths:
-        with tempfile.TemporaryDirectory(prefix="numba-cold-") as cache:
-            cold = run_path(name, cache)
-            built = wait_for_builds(cache)
-            warm = run_path(name, cache)
-            print(f"| {PATHS[name][0]} | {cold['first_s']:.2f} s | {cold['total_s']:.1f} s | +{built:.0f} s "
-                  f"| {warm['first_s']:.2f} s | {warm['total_s']:.1f} s |", flush=True)
-            for label, r in (("cold", cold), ("warm", warm)):
-                if r.get("stderr"):
-                    print(f"  <!-- {name} {label} stderr: {r['stderr'][-200:]!r} -->", flush=True)
+        with tempfile.TemporaryDirectory(prefix="home-") as home:
+            runs = [run_path(name, home) for _ in range(2)]
+        print(f"| {PATHS[name][0]} | {runs[0]['first_s']:.2f} s | {runs[0]['total_s']:.1f} s "
+              f"| {runs[1]['first_s']:.2f} s | {runs[1]['total_s']:.1f} s |", flush=True)
+        for i, r in enumerate(runs):
+            if r.get("stderr"):
+                print(f"  <!-- {name} run {i + 1} stderr: {r['stderr'][-200:]!r} -->", flush=True)
 
 
-_KERNELS = """
-import json, sys, time
-import numba.core.event as ev
-from euchre_env.compiled import builds
-from euchre_env.cli.compiling import families
-
-class Times(ev.Listener):
-    def __init__(self):
-        self.stack, self.top = [], {}
-    def on_start(self, event):
-        self.stack.append(time.perf_counter())
-    def on_end(self, event):
-        start = self.stack.pop()
-        if not self.stack:  # a kernel its caller compiled is inside its caller's time
-            f = event.data["dispatcher"].py_func
-            name = f.__module__.removeprefix("euchre_env.") + "." + f.__qualname__
-            self.top[name] = self.top.get(name, 0.0) + time.perf_counter() - start
-
-family = [f for f in families() if f.name == sys.argv[1]][0]
-times = Times()
-ev.register("numba:compile", times)
-total = builds.build(family)
-print(json.dumps({"total_s": total, "kernels": times.top}))
-"""
+def extensions() -> dict[str, str]:
+    """setup.py's ``EXTENSIONS`` (module -> C file), read from its text: running it would build."""
+    tree = ast.parse(Path(ROOT, "setup.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "EXTENSIONS":
+            return ast.literal_eval(node.value)
+    raise RuntimeError("setup.py declares no EXTENSIONS")
 
 
-def kernel_times() -> None:
-    from euchre_env.cli.compiling import families
-
-    print("| build | kernel | compile time |")
-    print("|---|---|---|")
-    with tempfile.TemporaryDirectory(prefix="numba-cold-") as cache:
-        for family in families():  # in order: a later build reuses the kernels an earlier one compiled
-            env = {**os.environ, "NUMBA_CACHE_DIR": cache, "EUCHRE_ENV_ENGINE": "compiled"}
-            out = subprocess.run([PY, "-c", _KERNELS, family.name], env=env, capture_output=True, text=True,
-                                 check=True)
-            result = json.loads(out.stdout.strip().splitlines()[-1])
-            for kernel, seconds in sorted(result["kernels"].items(), key=lambda kv: -kv[1]):
-                print(f"| {family.name} | `{kernel}` | {seconds:.1f} s |")
-            print(f"| {family.name} | **all** (with loading what earlier builds compiled) | "
-                  f"**{result['total_s']:.1f} s** |", flush=True)
+def build_times() -> None:
+    """Each extension compiled and linked from nothing, as setuptools does it (its CFLAGS, setup.py's flags)."""
+    cc = shlex.split(sysconfig.get_config_var("CC"))
+    cflags = shlex.split(sysconfig.get_config_var("CFLAGS") or "") + shlex.split(sysconfig.get_config_var("CCSHARED"))
+    ldshared = shlex.split(sysconfig.get_config_var("LDSHARED"))
+    flags = ["-O2", "-std=c99", "-Wall", "-Wno-unused-function", "-fno-strict-aliasing"]
+    include = sysconfig.get_paths()["include"]
+    engine = os.path.join(ROOT, "euchre_env", "compiled", "c")
+    print("| extension | source lines (with its headers) | compile + link CPU | wall |")
+    print("|---|---:|---:|---:|")
+    total_cpu = total_wall = 0.0
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, source in extensions().items():
+            source = os.path.join(ROOT, source)
+            folder = os.path.dirname(source)
+            lines = sum(len(Path(d, f).read_text().splitlines()) for d in {folder, engine}
+                        for f in os.listdir(d) if f.endswith((".c", ".h", ".inc")) and
+                        (d == folder or f.endswith(".h")))
+            obj, lib = os.path.join(tmp, name + ".o"), os.path.join(tmp, name + ".so")
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            subprocess.run([*cc, *cflags, *flags, f"-I{engine}", f"-I{folder}", f"-I{include}", "-c", source,
+                            "-o", obj], check=True)
+            subprocess.run([*ldshared, obj, "-o", lib], check=True)
+            wall = time.perf_counter() - start
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+            total_cpu, total_wall = total_cpu + cpu, total_wall + wall
+            print(f"| `{name}` | {lines:,} | {cpu:.2f} s | {wall:.2f} s |", flush=True)
+    print(f"| **all** | | **{total_cpu:.2f} s** | **{total_wall:.2f} s** |")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--paths", nargs="+", choices=list(PATHS), default=list(PATHS))
-    parser.add_argument("--kernels", action="store_true", help="the compile time of each kernel instead")
+    parser.add_argument("--build", action="store_true", help="the build time of each extension instead")
     args = parser.parse_args()
-    if args.kernels:
-        kernel_times()
+    if args.build:
+        build_times()
     else:
         first_use(args.paths)
 

@@ -11,7 +11,7 @@
     euchre cfr --preset knock --minutes 20 --out tables.npz [--resume]     (then the agent spec cfr:tables.npz)
     euchre play --preset knock --seat 0 --partner rules --opponents CKPT.pt [--seed N] [--hands N] [--set ...]
     euchre serve --port 8000 [the options of play]    (the same games in a browser, on 127.0.0.1)
-    euchre compile [--force]    (every compiled kernel built ahead of first use: docs/compiling.md)
+    euchre compile    (checks that the compiled code, built at install, is there: docs/compiling.md)
 
 An agent spec is whatever ``euchre_env.agents.registry.make_agent`` accepts: ``random``, ``rules``,
 ``pimc:50``, or a checkpoint path ending in ``.pt``. Without ``--preset`` and ``--set``, eval and

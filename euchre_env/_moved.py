@@ -27,7 +27,6 @@ MOVED: dict[str, str] = {
        for m in ("infostate", "seat_view", "observation", "structured", "decision", "render")},
     "euchre_env.vector_kernels": "euchre_env.compiled.kernels",
     "euchre_env.kernel_tables": "euchre_env.compiled.tables",
-    "euchre_env.numba_builds": "euchre_env.compiled.builds",
     "euchre_env.compiled_game": "euchre_env.compiled.game",
     "euchre_env.env": "euchre_env.envs.aec",
     **{f"euchre_env.{m}": f"euchre_env.envs.{m}"

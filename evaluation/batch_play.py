@@ -15,37 +15,19 @@ both paths share from :mod:`.duplicate`, never :mod:`.match`, which imports it.
 
 from __future__ import annotations
 
-import importlib.util
-import os
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from euchre_env import published
-from euchre_env.agents import neural
 from euchre_env.agents.base import batch_twin
-from euchre_env.agents.rule_based.estimates import RULE_FILES
-from euchre_env.compiled import seeding
-from euchre_env.compiled.builds import Family
-from euchre_env.envs import learner_account, vector
 from euchre_env.envs.mirror import MirroredAgents
 from euchre_env.envs.vector import VectorEuchre
 from euchre_env.evaluation.duplicate import DealRecord, Match, build_agent, hand_deal, spec_name
 from euchre_env.evaluation.streams import agent_seed, deal_seed
 from euchre_env.game.engine import team_margin
-from euchre_env.game.rules import Rules
 from euchre_env.game.seats import NUM_SEATS, other_team, team_of
 from euchre_env.views.observation import Observer
-
-# The kernels a batched hand match runs on (the batched engine on one thread, the rule-based agent's twin, a greedy
-# network's twin where torch is installed), built by warm() below: until they are, a match plays its deals one by
-# one on the reference engine (the same records) while a background process builds them (MatchRunner.batches).
-_NEURAL = os.path.dirname(neural.__file__)  # the package alone: its modules import torch
-BATCH_PLAY_BUILD = Family(
-    "batch_play", (*RULE_FILES, seeding.__file__, vector.__file__, learner_account.__file__,
-                   *(os.path.join(_NEURAL, f) for f in ("agent.py", "sparse_input.py", "cpu_kernels.py"))),
-    "euchre_env.evaluation.batch_play:warm")
 
 
 def deterministic_twin(agent: Any, rules: Any) -> Any:
@@ -125,14 +107,3 @@ def play_hand_deals(match: Match, sides: Sequence[Any], start: int, stop: int, o
             b_points += max(pb, 0) + max(-pa, 0)
         records.append(DealRecord(index, diffs[0], diffs[1], 1, 1, a_points, b_points, -1))
     return records
-
-
-def warm() -> None:
-    """Compile (or load) :data:`BATCH_PLAY_BUILD`'s kernels: two deals of a batched rule-based match (the kernels'
-    argument types are the same under every rule set), and a published network's where torch is installed."""
-    knock = Rules.preset("knock")
-    rules = build_agent("rules")
-    play_hand_deals(Match("rules", "rules", knock), [rules, rules], 0, 2)
-    if importlib.util.find_spec("torch") is not None:  # a network's twin: its observer and its sparse first layer
-        network = published.find("knock.pt", published.CHECKPOINTS)
-        play_hand_deals(Match(network, "rules", knock), [build_agent(network), rules], 0, 2)

@@ -12,8 +12,7 @@ from __future__ import annotations
 import sys
 import time
 
-from euchre_env.compiled.builds import engine_choice
-from euchre_env.evaluation.match import AgentSpec, Match, MatchRunner, spec_name
+from euchre_env.evaluation.match import AgentSpec, Match, spec_name
 from euchre_env.evaluation.pool import chunk_bounds, play_match
 from euchre_env.evaluation.progress import Progress
 from euchre_env.evaluation.results import MatchResult, summarize
@@ -62,15 +61,9 @@ def evaluate(
     if progress:
         unit = "deals" if episode == "hand" else "game pairs"
         bar = Progress(n, f"{spec_name(agent_a)} vs {spec_name(agent_b)}", unit, leave=leave)
-    runner = None
-    if backend == "local" and engine_choice() == "compiled":
-        # Compiled here, before the clock and the workers (each would compile on its own): the reported time is
-        # the match's alone. (By default nothing compiles in a match: see MatchRunner.batches.)
-        runner = MatchRunner(match)
-        runner.build_kernels()
     start = time.perf_counter()
     if backend == "local":
-        records = play_match(match, n, workers, chunk, bar, first, runner)
+        records = play_match(match, n, workers, chunk, bar, first)
         return summarize(match, records, time.perf_counter() - start, workers)
     from euchre_env.evaluation.ray_backend import connect, play_match_ray  # Ray: only for this backend
 

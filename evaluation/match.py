@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from euchre_env.compiled.builds import build, is_built, use_compiled
+from euchre_env.compiled.native import CORE, use_compiled
 from euchre_env.envs.episodes import EPISODES
-from euchre_env.evaluation.batch_play import BATCH_PLAY_BUILD, batched, play_hand_deals
+from euchre_env.evaluation.batch_play import batched, play_hand_deals
 from euchre_env.evaluation.duplicate import AgentSpec, DealRecord, Match, build_agent, hand_deal, spec_name
 from euchre_env.evaluation.streams import agent_seed, deal_seed
 from euchre_env.game.engine import GameState, team_margin
@@ -72,17 +72,12 @@ class MatchRunner:
     @property
     def batches(self) -> bool:
         """Whether this match's deals play all at once on the batched engine: single hands with a side that has a
-        deterministic compiled twin, where those kernels are built (until then, one by one: the same records)."""
+        deterministic compiled twin, on the compiled core (without it, one by one on the reference engine: the same
+        records)."""
         if self._batches is None:
             self._batches = (self.match.episode == "hand" and any(batched(side[0], self.rules) for side in self.agents)
-                             and use_compiled(BATCH_PLAY_BUILD))
+                             and use_compiled(CORE))
         return self._batches
-
-    def build_kernels(self) -> None:
-        """Compile the batched kernels now where this match needs them and the user asked for the compiled engine
-        (``EUCHRE_ENV_ENGINE=compiled``): once, before worker processes start, each of which would compile them."""
-        if self.batches and not is_built(BATCH_PLAY_BUILD):
-            build(BATCH_PLAY_BUILD)
 
     def play_deals(self, start: int, stop: int) -> list[DealRecord]:
         """Deals ``start..stop``: all at once on the batched engine when a side is a greedy network or the

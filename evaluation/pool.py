@@ -18,7 +18,6 @@ import signal
 import sys
 from collections.abc import Iterator
 
-from euchre_env.compiled.builds import forks_safely
 from euchre_env.evaluation.match import DealRecord, Match, MatchRunner
 from euchre_env.evaluation.progress import Progress, RunningMargin
 
@@ -111,9 +110,7 @@ def play_match(
                 for b in bounds:
                     take(runner.play_deals(*b))
         else:
-            # A process that ran Numba's OpenMP kernels (a trainer's PPO epochs) cannot fork: workers then come
-            # from a forkserver, which needs picklable agents (specs and checkpoint paths are).
-            ctx = mp.get_context() if forks_safely() else mp.get_context("forkserver")
+            ctx = mp.get_context()
             with ctx.Pool(min(workers, len(bounds)), initializer=_init_worker, initargs=(match,)) as pool:
                 for part in pool.imap(_work, bounds):
                     take(part)

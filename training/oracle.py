@@ -18,7 +18,6 @@ cards in the suit frame of the seat's observation (the identity for the absolute
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
 from euchre_env.game.engine import GameState
@@ -84,20 +83,19 @@ class Oracle:
         return out
 
 
-@numba.njit(cache=True)
 def _encode_rows(hands: np.ndarray, kitty: np.ndarray, discard: np.ndarray, seats: np.ndarray, frames: np.ndarray,
                  kinds: np.ndarray, hands_at: int, kitty_at: int, discard_at: int, opponent_at: int,
                  out: np.ndarray) -> None:
-    # Compiled: NumPy's fancy indexing took ~0.2 ms a batch, a tenth of the collector's own time.
-    n = frames.shape[1]
+    """Row ``r`` of ``out``: each seat's hand (relative to ``seats[r]``), the kitty and the discard, each card at
+    its column in the row's frame, and the opponent's kind, one-hot; the rest zero. Scatters of whole arrays: one
+    NumPy call a block, not a Python step a card."""
+    k, n = frames.shape
     out[:] = 0.0
-    for r in range(seats.size):
-        for s in range(NUM_SEATS):
-            block = hands_at + ((s - seats[r]) % NUM_SEATS) * n
-            for c in range(n):
-                out[r, block + frames[r, c]] = hands[r, s, c]
-        for c in range(n):
-            out[r, kitty_at + frames[r, c]] = kitty[r, c]
-        if discard[r] >= 0:
-            out[r, discard_at + frames[r, discard[r]]] = 1.0
-        out[r, opponent_at + kinds[r]] = 1.0
+    rows = np.arange(k)[:, None]
+    for s in range(NUM_SEATS):
+        block = hands_at + ((s - seats) % NUM_SEATS) * n  # [k]
+        out[rows, block[:, None] + frames] = hands[:, s]
+    out[rows, kitty_at + frames] = kitty
+    dealt = np.flatnonzero(discard >= 0)
+    out[dealt, discard_at + frames[dealt, discard[dealt]]] = 1.0
+    out[np.arange(k), opponent_at + kinds] = 1.0

@@ -19,7 +19,7 @@ trained for, and fails with a message naming the differences otherwise.
 
 Compiled twin: :class:`NeuralBatchPolicy` (made by :class:`NeuralBatchTwin`, what ``batch_twin`` returns): one forward
 pass for many games of a ``VectorEuchre``, each seat encoded from the engine's arrays by the compiled observer
-(``euchre_env.compiled.kernels.observe_games_sparse`` / ``observe_games_serial``). Proven equal by
+(``compiled._core.Batch.observe_games_sparse`` / ``observe_games``, C). Proven equal by
 tests/differential/test_neural_batch_policy_vs_neural_agent.py (every decision), and in whole games by
 tests/differential/test_batch_play_vs_match.py and tests/differential/test_single_seat_vector_vs_single_seat.py. """
 
@@ -29,7 +29,6 @@ import os
 from functools import lru_cache
 from typing import Any
 
-import numba
 import numpy as np
 import torch
 
@@ -43,7 +42,6 @@ from euchre_env.agents.neural.checkpoint import (
 )
 from euchre_env.agents.neural.network import ActorCritic, PolicyNet
 from euchre_env.agents.neural.sparse_input import SparseInputLinear, SparseRows
-from euchre_env.compiled.builds import SLICES_PER_THREAD
 from euchre_env.game.rules import Rules
 from euchre_env.views.infostate import InfoState
 from euchre_env.views.seat_view import seat_view
@@ -54,7 +52,7 @@ _MODELS: dict[tuple[str, int, int], tuple[PolicyNet, Rules, str, BeliefHead | No
 # The harness builds one agent per seat and per deal: one observer per rule set and kind serves them all.
 _observer = lru_cache(maxsize=16)(make_observer)
 # A batch twin observes on the vector env's threads (one made with ``threads`` other than 1) from this many games
-# (in SLICES_PER_THREAD slices a thread); fewer games: a parallel region costs more.
+# (a slice a thread); fewer games: starting the threads costs more.
 PARALLEL_FROM = 256
 
 
@@ -267,7 +265,7 @@ class NeuralBatchPolicy:
     copied and scanned), in the order the layer's own scan finds them, so the same sums to the bit."""
 
     def __init__(self, agent: NeuralAgent, venv: Any) -> None:
-        from euchre_env.compiled import batch  # Numba: on first use
+        from euchre_env.compiled import batch
         from euchre_env.compiled import layout as K
         from euchre_env.compiled.tables import kernel_tables
 
@@ -278,15 +276,13 @@ class NeuralBatchPolicy:
         size = agent.observer.size
         self._st = np.zeros((n, K.NF), np.int32)  # the observer writes each game's frame: it runs on a copy
         self._mask = np.zeros((n, agent.model.num_actions), np.bool_)
-        self._raw_width = t.raw_size + agent.model.num_actions  # the observer's scratch: encoding, absolute mask
-        self._obs: np.ndarray | None = None  # the dense rows and their scratch, made on first use by a network
-        self._raw: np.ndarray | None = None  # that reads dense rows
+        # The compiled observer of the network's observation over the engine's games (its own copy of the state
+        # rows), made once: its views of the arrays are held for its life.
+        self._observer = batch.core.Batch(venv.engine.arrays._replace(st=self._st), t.kernel)
+        self._obs: np.ndarray | None = None  # the dense rows, made on first use by a network that reads them
         # The entries' buffers: room for every entry of every game, so that the slices of a parallel call can
-        # each write from their first game's row on (the kernel's docstring); the scratch, one row a slice.
-        width = -(-size // 8) * 8
-        slices = SLICES_PER_THREAD * numba.config.NUMBA_NUM_THREADS
-        self._rows = np.zeros((slices, width), np.float32)
-        self._rows_raw = np.zeros((slices, self._raw_width), np.float32)
+        # each write from their first game's row on (the kernel's docstring).
+        width = batch.sparse_width(size)
         self._ptr = np.zeros(n + 1, np.int64)
         self._col = np.empty(n * width, np.int32)
         self._val = np.empty(n * width, np.float32)
@@ -311,28 +307,21 @@ class NeuralBatchPolicy:
 
     def _logits(self, games: np.ndarray) -> torch.Tensor:
         """The masked logits of the seat to act in each of ``games``, in the network's frame, on the CPU."""
-        arrays = self.venv.engine.arrays
-        self._st[games] = arrays.st[games]  # the rows the observer reads (and writes each frame into)
-        arrays = arrays._replace(st=self._st)
-        t, B, model = self._tables.kernel, self._batch, self.agent.model
+        self._st[games] = self.venv.engine.arrays.st[games]  # the rows the observer reads (and writes each frame into)
+        games = np.ascontiguousarray(games, np.int64)
+        model = self.agent.model
         first = model[0]
         with torch.no_grad():
             if _reads_entries(first):
                 k = games.size
-                slices = 1
-                if self.venv.threads != 1 and k >= PARALLEL_FROM:
-                    self.venv.use_threads()
-                    slices = SLICES_PER_THREAD * numba.get_num_threads()
-                kernel = B.observe_games_sparse_serial if slices == 1 else B.observe_games_sparse
-                kernel(arrays, games, slices, self.agent.observer.size, self._rows, self._mask, self._rows_raw,
-                       self._ptr, self._col, self._val, t)
+                slices = self.venv.slices if k >= PARALLEL_FROM else 1
+                self._batch.observe_sparse(self._observer, games, self._mask, self._ptr, self._col, self._val, slices)
                 nnz = self._ptr[k]
                 rows = SparseRows(self._ptr[:k + 1], self._col[:nnz], self._val[:nnz], self.agent.observer.size)
                 return model.masked_logits(rows, torch.from_numpy(self._mask[:k]))
             if self._obs is None:
                 self._obs = np.zeros((self.venv.num_envs, self.agent.observer.size), np.float32)
-                self._raw = np.zeros((1, self._raw_width), np.float32)  # the serial observer's one slice of scratch
-            B.observe_games_serial(arrays, games, self._obs, self._mask, self._raw, t, True)
+            self._observer.observe_games(games, self._obs, self._mask, True)
             x, m = torch.from_numpy(self._obs[games]), torch.from_numpy(self._mask[games])
             device = first.weight.device  # an in-memory network may live on an accelerator
             if device.type != "cpu":

@@ -1,215 +1,95 @@
-"""Numba kernels beside torch's CPU operations: how they are dispatched, bfloat16 as bits, and a one-pass tanh.
+"""C kernels beside torch's CPU operations: how they are dispatched, bfloat16 as bits, and a one-pass tanh.
 
 The networks' training on a CPU is bounded by memory traffic as much as by arithmetic: a PPO minibatch's
 activations are 4,096 x 256 float32 (4 MiB, larger than a core's cache), and every torch operation on them
 reads and writes them whole. Torch's CPU tanh is slow (1.2 ms on such a batch, against 0.12 ms for its
 sigmoid), ``2 sigmoid(2x) - 1`` is four passes, and a bfloat16 product adds a conversion pass before and after
-it. The kernels here do that work in one pass over a row while it is in the cache:
+it. The kernels here do that work in one pass over a row while it is in the cache. They are C
+(``agents/neural/c/kernels.c``, the loops in ``rows.h``), built into ``euchre_env.agents.neural._kernels`` when
+the package is installed:
 
-- :func:`tanh32`: tanh from the exponential, ``1 - 2 / (exp(2x) + 1)``, with the exponential split into a power
-  of two and a degree-7 Taylor polynomial of the remainder (|r| <= ln 2 / 2; within 1e-7 relative over the
-  range used): plain arithmetic that the compiler turns into vector instructions. Within 2e-7 of torch's
-  tanh, as the sigmoid form is; a NaN stays a NaN.
-- :func:`bfloat16_bits` / :func:`widen`: a float32 rounded to bfloat16 (to nearest, ties to even: torch's
-  conversion, bit for bit) and back, on the 16-bit patterns, which NumPy holds as ``uint16`` and torch views
-  as ``torch.bfloat16``.
+- tanh (``tanh32`` in C): ``1 - 2 / (exp(2x) + 1)``, with the exponential split into a power of two and a
+  degree-7 Taylor polynomial of the remainder (|r| <= ln 2 / 2; within 1e-7 relative over the range used):
+  plain float32 arithmetic that the compiler turns into vector instructions. Within 2e-7 of torch's tanh, as the
+  sigmoid form is; a NaN stays a NaN.
+- :func:`bfloat16_bits`: float32 rounded to bfloat16 (to nearest, ties to even: torch's conversion, bit for
+  bit), as the 16-bit patterns, which NumPy holds as ``uint16`` and torch views as ``torch.bfloat16``; the
+  kernels widen such bits back to float32 exactly.
 - :data:`tanh_rows` and :data:`tanh_grad_rows`: the hidden layers' tanh and its gradient, from and to float32
-  or bfloat16.
+  or bfloat16. The gradient's ``1 - y^2`` is one fused multiply-add, as in torch's ``tanh_backward`` on a CPU
+  with FMA: the same bits.
 - :data:`sample_rows`: an action drawn from each row of masked logits by the inverse of its CDF, with its
-  log-probability (``torch.multinomial`` takes ~75 us on a collector's batch of ~58 rows; this kernel ~5 us).
+  log-probability (``torch.multinomial`` takes ~75 us on a collector's batch of ~58 rows; this kernel ~10 us).
 
-:class:`Kernel` holds a kernel's two builds (``euchre_env.compiled.builds.two_builds``) and picks one per call:
-the parallel build on torch's threads for a large batch, the serial one for the few rows of a collector's
-inference, where starting the threads costs more than they save.
+The float loops are compiled twice, for any CPU and, with GCC or clang on x86-64, for AVX2 with FMA; the copy the
+CPU can run is picked at import (``_kernels.isa()``). The two give the same bits (the rounding to bfloat16, tanh's
+gradient, the sampler, the sparse rows) except where the AVX2 copy fuses a multiply and an add that the other
+rounds apart (tanh's polynomial, the first layer's sums: a last bit here and there, as the Numba build did with
+its fast-math flags); ``tests/agents/test_cpu_kernels.py`` runs on both. :class:`Kernel` runs a kernel on a
+batch's rows: for a large batch cut into slices on as many threads as torch uses
+(``euchre_env.compiled.native.run_slices``: Python threads, each calling the kernel on its rows with the GIL
+released; each row is computed whole by one, so the results do not depend on the count), for the few rows of a
+collector's inference in one call on the caller's thread, where handing slices to threads costs more than it
+saves.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-import numba
 import numpy as np
 import torch
-from llvmlite import ir
-from numba import njit, prange, types
-from numba.extending import intrinsic, overload
 
-from euchre_env.compiled.builds import start_thread_pool, two_builds
+from euchre_env.compiled.native import extension, run_slices
+
+_k = extension("agents.neural._kernels")
 
 # Below this much work (non-zero entries, or elements) a call runs on one thread: about 400 observations.
 PARALLEL_WORK = 20_000
 
 
+def _rows(first: np.ndarray, *args: Any) -> int:
+    return len(first)
+
+
 class Kernel:
-    """A kernel in two builds: parallel (on as many threads as torch uses, ``run.torch_threads``) for
-    large batches, serial for small ones, where starting a parallel region costs more than it saves and
-    the idle threads spin beside the caller's Python work (a collector's inference of a few games)."""
+    """A C kernel ``fn(*args, lo, hi, c)`` over a batch's rows (``count(*args)`` of them): on as many threads as
+    torch uses for :data:`PARALLEL_WORK` or more, else on the caller's thread."""
 
-    def __init__(self, fn: Any, fastmath: bool | set[str] = False, allocates: bool = True) -> None:
-        # NumPy's error model: a float division by zero gives inf rather than raising. Python's (njit's default)
-        # puts a check before every division, which kept the serial build's tanh loop from being vectorised
-        # (52 us against 4 us on 58 x 256); parallel builds use NumPy's model already.
-        self.parallel, self.serial = two_builds(fn, allocates, fastmath=fastmath, error_model="numpy")
+    def __init__(self, fn: Callable[..., Any], count: Callable[..., int] = _rows) -> None:
+        self.fn, self.count = fn, count
 
-    def __call__(self, work: int, *args: Any) -> Any:
-        threads = min(torch.get_num_threads(), numba.config.NUMBA_NUM_THREADS)
-        if threads < 2 or work < PARALLEL_WORK:
-            return self.serial(*args)
-        start_thread_pool()  # keeps torch's thread count; the evaluation's pools then start from a forkserver
-        saved = numba.get_num_threads()
-        numba.set_num_threads(threads)
-        try:
-            return self.parallel(*args)
-        finally:
-            numba.set_num_threads(saved)
-
-
-if numba.config.DISABLE_JIT:  # the kernels run as Python functions: the same bit casts in NumPy
-    def _float_from_bits(bits: Any) -> np.float32:
-        return np.uint32(bits).view(np.float32)
-
-    def _bits_from_float(x: Any) -> np.uint32:
-        return np.float32(x).view(np.uint32)
-else:
-    @intrinsic
-    def _float_from_bits(typingctx: Any, bits: Any) -> Any:
-        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-            return builder.bitcast(args[0], ir.FloatType())
-        return types.float32(types.uint32), codegen
-
-    @intrinsic
-    def _bits_from_float(typingctx: Any, x: Any) -> Any:
-        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-            return builder.bitcast(args[0], ir.IntType(32))
-        return types.uint32(types.float32), codegen
-
-
-def widen(v: Any) -> np.float32:
-    """A float32 from a float32 or from a bfloat16's 16 bits (exact). In Python for NumPy scalars; compiled
-    kernels call the implementation below, chosen by the argument's type."""
-    if isinstance(v, np.uint16):
-        return (np.uint32(v) << np.uint32(16)).view(np.float32)
-    return np.float32(v)
-
-
-if not numba.config.DISABLE_JIT:
-    @overload(widen, inline="always")
-    def _widen(v):  # no annotations: Numba matches this signature against widen's
-        if v == types.uint16:
-            return lambda v: _float_from_bits(np.uint32(v) << np.uint32(16))
-        if v == types.float32:
-            return lambda v: v
-        return None
-
-
-_LOG2E = np.float32(1.4426950408889634)
-# ln 2 in two parts (Cody and Waite): the first has few enough bits that k * _LN2_HI is exact in float32, so
-# the remainder keeps its precision for the large k of the sampler's exponents (down to -87)
-_LN2_HI = np.float32(0.693359375)
-_LN2_LO = np.float32(0.6931471805599453 - 0.693359375)
-_TANH_ONE = np.float32(10.0)  # tanh(10) is 1 - 4e-9: 1.0 in float32; exp(20) is far from overflowing
-
-
-@njit(inline="always")
-def _exp32(x: float) -> float:
-    """exp(x) for -87 < x <= 20 (within 1e-7, relative): 2^k times a Taylor polynomial of exp(r),
-    r = x - k ln 2 in [-ln 2 / 2, ln 2 / 2]."""
-    k = np.floor(x * _LOG2E + np.float32(0.5))
-    r = (x - k * _LN2_HI) - k * _LN2_LO
-    p = np.float32(1 / 5040)
-    for c in (1 / 720, 1 / 120, 1 / 24, 1 / 6, 1 / 2, 1.0, 1.0):  # unrolled by the compiler
-        p = p * r + np.float32(c)
-    return p * _float_from_bits(np.uint32((np.int32(k) + 127) << 23))
-
-
-# Numba's disk cache keys a kernel by its own file: after changing a function here, clear the caches of the
-# kernels in other files that inline it (agents/__pycache__/sparse_input.*.nb*).
-@njit(inline="always")
-def tanh32(x: float) -> float:
-    """tanh of a float32, within 2e-7 of torch's."""
-    clamped = min(max(x, -_TANH_ONE), _TANH_ONE)
-    y = np.float32(1.0) - np.float32(2.0) / (_exp32(clamped + clamped) + np.float32(1.0))
-    return x if x != x else y  # NaN in, NaN out (the clamp would have made it -1)
-
-
-@njit(inline="always")
-def bfloat16_bits(x: float) -> np.uint16:
-    """The bfloat16 nearest ``x`` (ties to even), as its 16 bits; a NaN stays a (quiet) NaN."""
-    u = _bits_from_float(np.float32(x))
-    if x != x:
-        return np.uint16((u >> np.uint32(16)) | np.uint32(0x40))
-    return np.uint16((u + np.uint32(0x7FFF) + ((u >> np.uint32(16)) & np.uint32(1))) >> np.uint32(16))
-
-
-def _tanh_rows_py(pre: np.ndarray, y: np.ndarray, low: np.ndarray) -> None:
-    """``y = tanh(pre)`` (``pre`` float32 or bfloat16 bits) and, when ``low`` has rows, ``low = y`` as bfloat16."""
-    to_low = low.shape[0] > 0
-    for i in prange(pre.shape[0]):
-        p, out = pre[i], y[i]
-        for h in range(p.size):
-            out[h] = tanh32(widen(p[h]))
-        if to_low:
-            o = low[i]
-            for h in range(out.size):
-                o[h] = bfloat16_bits(out[h])
-
-
-def _tanh_grad_rows_py(grad: np.ndarray, y: np.ndarray, out: np.ndarray, low: np.ndarray) -> None:
-    """``grad * (1 - y^2)``, the gradient before a tanh from the one after it (``grad``: float32 or bfloat16
-    bits; ``y``: the tanh's float32 output), computed in float32 as torch's ``tanh_backward`` is, into ``out``
-    (float32) where it has rows, else into ``low`` as bfloat16 bits."""
-    to_low = out.shape[0] == 0
-    for i in prange(grad.shape[0]):
-        g, t = grad[i], y[i]
-        if to_low:
-            o = low[i]
-            for h in range(g.size):
-                o[h] = bfloat16_bits(widen(g[h]) * (np.float32(1.0) - t[h] * t[h]))
+    def __call__(self, work: int, *args: Any) -> None:
+        if work < PARALLEL_WORK:  # the whole batch in one call: the fewest steps for a few rows
+            self.fn(*args, 0, self.count(*args), 0)
         else:
-            f = out[i]
-            for h in range(g.size):
-                f[h] = widen(g[h]) * (np.float32(1.0) - t[h] * t[h])
+            run_slices(self.fn, self.count(*args), torch.get_num_threads(), *args)
 
 
-def _sample_rows_py(logits: np.ndarray, uniforms: np.ndarray, actions: np.ndarray, log_probs: np.ndarray) -> None:
-    """For each row: the action whose share of the softmax's running sum first passes ``uniforms[i]`` (the
-    inverse of the distribution's CDF: an exact draw from the softmax), and its log-probability. A logit more
-    than 87 below the row's largest has probability 0, as in float32 (an illegal action's, -1e9); a row with a
-    NaN gets the action -1."""
-    for i in prange(logits.shape[0]):
-        row = logits[i]
-        top, nan = row[0], False
-        for a in range(row.size):
-            top = max(top, row[a])
-            nan |= row[a] != row[a]
-        if nan:  # no distribution to draw from: -1 (sample_actions says which row)
-            actions[i], log_probs[i] = -1, np.float32(np.nan)
-            continue
-        total = 0.0  # float64: the running sums compared with the uniform
-        for a in range(row.size):
-            z = row[a] - top
-            total += _exp32(z) if z > np.float32(-87.0) else np.float32(0.0)
-        target = uniforms[i] * total
-        running, pick = 0.0, -1
-        for a in range(row.size):
-            z = row[a] - top
-            if z > np.float32(-87.0):
-                running += _exp32(z)
-                pick = a  # the last possible action: where rounding leaves the target above every sum
-                if running > target:
-                    break
-        actions[i] = pick
-        log_probs[i] = (row[pick] - top) - np.float32(np.log(total))
+tanh_rows = Kernel(_k.tanh_rows)
+"""``tanh_rows(work, pre, y, low)``: ``y = tanh(pre)`` (``pre`` float32 or bfloat16 bits) and, where ``low`` is
+not None, ``low = y`` as bfloat16 bits."""
+tanh_grad_rows = Kernel(_k.tanh_grad_rows)
+"""``tanh_grad_rows(work, grad, y, out, low)``: ``grad * (1 - y^2)``, the gradient before a tanh from the one after
+it (``grad``: float32 or bfloat16 bits; ``y``: the tanh's float32 output), computed in float32 as torch's
+``tanh_backward`` is, into ``out`` (float32) where it is not None, else into ``low`` as bfloat16 bits."""
+sample_rows = Kernel(_k.sample_rows)
+"""``sample_rows(work, logits, uniforms, actions, log_probs)``: for each row, the action whose share of the
+softmax's running sum (float64) first passes ``uniforms[i]`` (the inverse of the distribution's CDF: an exact
+draw from the softmax), and its log-probability. A logit more than 87 below the row's largest has probability 0,
+as in float32 (an illegal action's, -1e9); a row with a NaN gets the action -1."""
+_round_rows = Kernel(_k.round_rows)
 
 
-# Every fast-math licence but "no NaN" and "no infinity", which would drop the NaN checks.
-FAST = {"nsz", "arcp", "contract", "afn", "reassoc"}
-tanh_rows = Kernel(_tanh_rows_py, fastmath=FAST, allocates=False)
-tanh_grad_rows = Kernel(_tanh_grad_rows_py, fastmath=FAST, allocates=False)
-sample_rows = Kernel(_sample_rows_py, allocates=False)
-
-NO_ROWS = np.empty((0, 0), np.uint16)  # ``low`` when no bfloat16 copy is wanted
-_NO_VALUES = np.empty((0, 0), np.float32)  # ``out`` when only the bfloat16 result is wanted
+def bfloat16_bits(x: np.ndarray) -> np.ndarray:
+    """The bfloat16 nearest each float32 of ``x`` (ties to even), as ``uint16`` bits of ``x``'s shape; a NaN stays
+    a (quiet) NaN."""
+    values = np.ascontiguousarray(x, np.float32)
+    rows = values.reshape(1, -1)  # one row: the kernel's rows are for the networks' batches
+    low = np.empty(rows.shape, np.uint16)
+    _round_rows(rows.size, rows, low)
+    return low.reshape(values.shape)
 
 
 def bits(x: torch.Tensor) -> np.ndarray:
@@ -227,7 +107,7 @@ def _tanh_and_float32(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     low = x.dtype == torch.bfloat16
     pre = bits(x) if low else x.detach().numpy()
     y = np.empty(pre.shape, np.float32)
-    low_rows = np.empty(pre.shape, np.uint16) if low else NO_ROWS
+    low_rows = np.empty(pre.shape, np.uint16) if low else None
     tanh_rows(pre.size, pre, y, low_rows)
     out = torch.from_numpy(y)
     return (from_bits(low_rows) if low else out), out
@@ -255,10 +135,10 @@ def tanh_grad(grad: torch.Tensor, y: torch.Tensor, dtype: torch.dtype = torch.fl
     source = bits(g) if g.dtype == torch.bfloat16 else g.float().numpy()
     if dtype == torch.bfloat16:
         low = np.empty(y.shape, np.uint16)
-        tanh_grad_rows(low.size, source, y.numpy(), _NO_VALUES, low)
+        tanh_grad_rows(low.size, source, y.numpy(), None, low)
         return from_bits(low)
     out = np.empty(y.shape, np.float32)
-    tanh_grad_rows(out.size, source, y.numpy(), out, NO_ROWS)
+    tanh_grad_rows(out.size, source, y.numpy(), out, None)
     return torch.from_numpy(out)
 
 

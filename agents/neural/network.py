@@ -254,7 +254,7 @@ def sample_actions(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Actions drawn from masked ``logits`` (or their argmax) and their log-probabilities, on the logits' device.
 
-    On a CPU float32 batch the draw is one Numba pass (:data:`~euchre_env.agents.neural.cpu_kernels.sample_rows`: a
+    On a CPU float32 batch the draw is one C pass (:data:`~euchre_env.agents.neural.cpu_kernels.sample_rows`: a
     uniform from ``generator`` per row, inverted through the softmax's CDF); elsewhere, or with ``kernel=False``
     (the accelerator's code path, run on the CPU), ``torch.multinomial`` with ``generator``, which must then be
     on the logits' device. Both are exact draws from the softmax; they take different numbers from the

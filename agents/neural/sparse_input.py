@@ -14,12 +14,12 @@ gather has it in the cache, rather than in passes of its own over the whole batc
 (``tests/agents/test_cpu_kernels.py``).
 
 The fast path needs a float32 CPU matrix that does not itself require a gradient (an observation);
-anything else (a GPU tensor, an input with a gradient, a dense input) goes through ``F.linear``. Each
-output row and each weight-gradient row is summed by one thread in a fixed order, so the results do not
-depend on the number of threads. A large batch (a PPO minibatch) runs on the parallel builds, on as many of
-Numba's threads as torch uses, because on a minibatch they beat one thread (the timing:
-docs/results/module_measurements.md): that starts Numba's OpenMP pool in the trainer's process, so the
-evaluation's worker pools are started from a forkserver there (``euchre_env.compiled.builds.forks_safely``).
+anything else (a GPU tensor, an input with a gradient, a dense input) goes through ``F.linear``. The kernels are
+C (``agents/neural/c/kernels.c``, with those of :mod:`~euchre_env.agents.neural.cpu_kernels`). Each output row and
+each weight-gradient row is summed by one thread in a fixed order, so the results do not depend on the number of
+threads. A large batch (a PPO minibatch) is cut into slices on as many threads as torch uses, because on a
+minibatch they beat one thread (the timing: docs/results/module_measurements.md); they are Python threads
+running C with the GIL released (``euchre_env.compiled.native.run_slices``), so a process may fork after them.
 """
 
 from __future__ import annotations
@@ -29,141 +29,62 @@ from typing import Any
 import numpy as np
 import torch
 import torch.nn.functional as F
-from numba import prange
 from torch import nn
 
-from euchre_env.agents.neural.cpu_kernels import FAST, NO_ROWS, Kernel, bfloat16_bits, from_bits, tanh32, tanh_grad
+from euchre_env.agents.neural.cpu_kernels import Kernel, from_bits, tanh_grad
 from euchre_env.agents.neural.cpu_kernels import tanh as cpu_tanh
+from euchre_env.compiled.native import extension
+
+_k = extension("agents.neural._kernels")
 
 # Above this share of non-zero inputs the gather is no cheaper than the dense product (measured on 2 cores:
 # at 6% it is ~4x cheaper forward and backward).
 MAX_DENSITY = 0.25
 
 
-def _nonzeros_py(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each row's non-zero entries: ``ptr`` (row starts), their column and their value, row by row."""
-    n, d = x.shape
-    count = np.zeros(n + 1, np.int64)
-    for i in prange(n):
-        c = 0
-        for j in range(d):
-            if x[i, j] != 0:
-                c += 1
-        count[i + 1] = c
-    for i in range(n):
-        count[i + 1] += count[i]
-    col = np.empty(count[n], np.int32)
-    val = np.empty(count[n], np.float32)
-    for i in prange(n):
-        p = count[i]
-        for j in range(d):
-            if x[i, j] != 0:
-                col[p] = j
-                val[p] = x[i, j]
-                p += 1
-    return count, col, val
+def _entry_rows(ptr: np.ndarray, *args: Any) -> int:
+    return len(ptr) - 1
 
 
-def _gather_rows_py(ptr: np.ndarray, col: np.ndarray, val: np.ndarray, weight_t: np.ndarray, bias: np.ndarray,
-                    tanh: bool, out: np.ndarray, low: np.ndarray) -> None:
-    """``out[i] = bias + sum over row i's entries of value * weight_t[column]``, then (``tanh``) its tanh, and
-    (where ``low`` has rows) ``low[i]`` the same row as bfloat16 bits: the activation fused while the row is
-    in the cache, instead of passes over the whole batch."""
-    to_low = low.shape[0] > 0
-    for i in prange(out.shape[0]):
-        acc = out[i]  # summed in place: a copy of the bias per row was an allocation per row (8% of the time)
-        for h in range(acc.size):
-            acc[h] = bias[h]
-        p, end = ptr[i], ptr[i + 1]
-        while p + 8 <= end:  # eight entries a pass over the row: an eighth of its loads and stores (1.9x faster
-            v0, w0 = val[p], weight_t[col[p]]  # than one a pass), and the same sums: added left to right
-            v1, w1 = val[p + 1], weight_t[col[p + 1]]
-            v2, w2 = val[p + 2], weight_t[col[p + 2]]
-            v3, w3 = val[p + 3], weight_t[col[p + 3]]
-            v4, w4 = val[p + 4], weight_t[col[p + 4]]
-            v5, w5 = val[p + 5], weight_t[col[p + 5]]
-            v6, w6 = val[p + 6], weight_t[col[p + 6]]
-            v7, w7 = val[p + 7], weight_t[col[p + 7]]
-            for h in range(acc.size):
-                acc[h] = (acc[h] + v0 * w0[h] + v1 * w1[h] + v2 * w2[h] + v3 * w3[h] + v4 * w4[h] + v5 * w5[h]
-                          + v6 * w6[h] + v7 * w7[h])
-            p += 8
-        for q in range(p, end):
-            v, w = val[q], weight_t[col[q]]
-            for h in range(acc.size):
-                acc[h] += v * w[h]
-        if tanh:
-            for h in range(acc.size):
-                acc[h] = tanh32(acc[h])
-        if to_low:
-            o = low[i]
-            for h in range(acc.size):
-                o[h] = bfloat16_bits(acc[h])
+def _tasks(ptr: np.ndarray, col: np.ndarray, val: np.ndarray, bounds: np.ndarray, *args: Any) -> int:
+    return len(bounds) - 1
 
 
-def _weight_grad_t_py(ptr: np.ndarray, col: np.ndarray, val: np.ndarray, bounds: np.ndarray, grad_out: np.ndarray,
-                      grad_t: np.ndarray) -> None:
-    """``grad_t[j] = sum over the entries (i, j, v) of v * grad_out[i]``: the weight gradient, transposed.
-
-    Task ``t`` owns the columns ``bounds[t]..bounds[t + 1]`` and scans every row for them (the scan is
-    cheap; the rows of ``grad_out`` are then read in order), so no two tasks write the same row and the
-    sums run in row order whatever the number of threads. (Forming the tanh's gradient here, row by row,
-    was slower than its own pass: 1.8 ms against 1.2 ms for this kernel on a 4,096-row minibatch.)"""
-    for t in prange(bounds.size - 1):
-        lo, hi = bounds[t], bounds[t + 1]
-        for j in range(lo, hi):
-            for h in range(grad_t.shape[1]):
-                grad_t[j, h] = 0
-        for i in range(ptr.size - 1):
-            g = grad_out[i]
-            for p in range(ptr[i], ptr[i + 1]):
-                j = col[p]
-                if lo <= j < hi:
-                    v, r = val[p], grad_t[j]
-                    for h in range(g.size):
-                        r[h] += v * g[h]
+def _selected(ptr: np.ndarray, col: np.ndarray, val: np.ndarray, rows: np.ndarray, *args: Any) -> int:
+    return len(rows)
 
 
-def _select_py(ptr: np.ndarray, col: np.ndarray, val: np.ndarray, rows: np.ndarray
-            ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The entries of ``rows`` (in that order), as a new ``(ptr, col, val)``."""
-    n = rows.size
-    out_ptr = np.zeros(n + 1, np.int64)
-    for i in range(n):
-        out_ptr[i + 1] = out_ptr[i] + ptr[rows[i] + 1] - ptr[rows[i]]
-    out_col = np.empty(out_ptr[n], np.int32)
-    out_val = np.empty(out_ptr[n], np.float32)
-    for i in prange(n):
-        src, dst = ptr[rows[i]], out_ptr[i]
-        for k in range(out_ptr[i + 1] - dst):
-            out_col[dst + k] = col[src + k]
-            out_val[dst + k] = val[src + k]
-    return out_ptr, out_col, out_val
+# Each row's non-zero entries of a dense matrix: their count (into ptr[i + 1]), then, from the running sums,
+# their columns and values.
+_nonzero_counts = Kernel(_k.nonzero_counts)
+_nonzero_entries = Kernel(_k.nonzero_entries)
+# out[i] = bias + the sum over row i's entries of value * weight_t[column], then (tanh) its tanh, and (where low
+# is not None) low[i] the same row as bfloat16 bits: the activation fused while the row is in the cache, instead
+# of passes over the whole batch. Eight entries are added a pass over the row (an eighth of its loads and stores:
+# 1.9x faster than one a pass), and the same sums: left to right.
+_gather_rows = Kernel(_k.gather_rows, _entry_rows)
+# grad_t[j] = the sum over the entries (i, j, v) of v * grad_out[i]: the weight gradient, transposed. Task t owns
+# the columns bounds[t]..bounds[t + 1] and scans every row for them (the scan is cheap; the rows of grad_out are
+# then read in order), so no two tasks write the same row and the sums run in row order whatever the number of
+# threads. (Forming the tanh's gradient there, row by row, was slower than its own pass: 1.8 ms against 1.2 ms for
+# this kernel on a 4,096-row minibatch, in Numba.)
+_weight_grad_t = Kernel(_k.weight_grad_t, _tasks)
+_select = Kernel(_k.select_entries, _selected)  # the entries of rows (in that order), at out_ptr's starts
+_hstack = Kernel(_k.hstack_entries, _entry_rows)  # row by row, a's entries then b's, columns shifted by a's width
 
 
-def _hstack_py(ptr_a: np.ndarray, col_a: np.ndarray, val_a: np.ndarray, width_a: int,
-            ptr_b: np.ndarray, col_b: np.ndarray, val_b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Row by row, ``a``'s entries then ``b``'s with their columns shifted by ``width_a``."""
-    n = ptr_a.size - 1
-    ptr = ptr_a + ptr_b
+def _nonzeros(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each row's non-zero entries of the C-contiguous float32 matrix ``x``: ``ptr`` (row starts), their column
+    and their value, row by row."""
+    n = x.shape[0]
+    work = x.size // 16
+    ptr = np.zeros(n + 1, np.int64)
+    _nonzero_counts(work, x, ptr)
+    np.cumsum(ptr, out=ptr)
     col = np.empty(ptr[n], np.int32)
     val = np.empty(ptr[n], np.float32)
-    for i in prange(n):
-        p = ptr[i]
-        for q in range(ptr_a[i], ptr_a[i + 1]):
-            col[p], val[p] = col_a[q], val_a[q]
-            p += 1
-        for q in range(ptr_b[i], ptr_b[i + 1]):
-            col[p], val[p] = col_b[q] + width_a, val_b[q]
-            p += 1
+    _nonzero_entries(work, x, ptr, col, val)
     return ptr, col, val
-
-
-_nonzeros = Kernel(_nonzeros_py)
-_gather_rows = Kernel(_gather_rows_py, fastmath=FAST, allocates=False)
-_weight_grad_t = Kernel(_weight_grad_t_py, fastmath=True, allocates=False)
-_select = Kernel(_select_py)
-_hstack = Kernel(_hstack_py)
 
 
 class SparseRows:
@@ -184,7 +105,7 @@ class SparseRows:
         a = np.ascontiguousarray(a, np.float32)
         if a.ndim != 2:
             raise ValueError(f"SparseRows.from_dense: expected a [batch, features] matrix, got shape {a.shape}")
-        return cls(*_nonzeros(a.size // 16, a), a.shape[1])
+        return cls(*_nonzeros(a), a.shape[1])
 
     def __len__(self) -> int:
         return self.ptr.size - 1
@@ -196,19 +117,22 @@ class SparseRows:
 
     def __getitem__(self, index: torch.Tensor | np.ndarray) -> SparseRows:
         rows = index.numpy() if isinstance(index, torch.Tensor) else np.asarray(index)
-        rows = rows.astype(np.int64, copy=False)
-        if rows.size and (rows.min() < 0 or rows.max() >= len(self)):
-            raise IndexError(f"SparseRows: row index out of range for {len(self)} rows")
-        work = self.col.size * rows.size // max(1, len(self))
-        return SparseRows(*_select(work, self.ptr, self.col, self.val, rows), self.num_features)
+        rows = np.ascontiguousarray(rows, np.int64)
+        ptr = np.empty(rows.size + 1, np.int64)
+        _k.select_ptr(self.ptr, rows, ptr)  # an IndexError, "row index out of range for n rows", on a bad index
+        col, val = np.empty(ptr[-1], np.int32), np.empty(ptr[-1], np.float32)
+        _select(int(ptr[-1]), self.ptr, self.col, self.val, rows, ptr, col, val)
+        return SparseRows(ptr, col, val, self.num_features)
 
     def hstack(self, other: SparseRows) -> SparseRows:
         """The rows of ``self`` followed by those of ``other``: ``torch.cat([a, b], dim=-1)`` on entries."""
         if len(other) != len(self):
             raise ValueError(f"SparseRows.hstack: {len(self)} rows and {len(other)} rows")
-        entries = _hstack(self.col.size + other.col.size, self.ptr, self.col, self.val, self.num_features,
-                          other.ptr, other.col, other.val)
-        return SparseRows(*entries, self.num_features + other.num_features)
+        ptr = self.ptr + other.ptr
+        col, val = np.empty(ptr[-1], np.int32), np.empty(ptr[-1], np.float32)
+        _hstack(int(ptr[-1]), self.ptr, self.col, self.val, self.num_features, other.ptr, other.col, other.val,
+                ptr, col, val)
+        return SparseRows(ptr, col, val, self.num_features + other.num_features)
 
 
 def sparse_input(x: torch.Tensor) -> torch.Tensor | SparseRows:
@@ -227,7 +151,7 @@ def _product(x: SparseRows, weight_t: np.ndarray, weight: torch.Tensor, bias: to
     bfloat16 where ``low`` (else the float32 values themselves)."""
     b = np.zeros(weight.shape[0], np.float32) if bias is None else bias.detach().numpy()
     out = np.empty((len(x), weight.shape[0]), np.float32)
-    low_rows = np.empty(out.shape, np.uint16) if low else NO_ROWS
+    low_rows = np.empty(out.shape, np.uint16) if low else None
     _gather_rows(x.col.size, x.ptr, x.col, x.val, weight_t, b, tanh, out, low_rows)
     values = torch.from_numpy(out)
     return (from_bits(low_rows) if low else values), values

@@ -6,7 +6,8 @@ shown) and the rule set's card tables. It never looks at a ``GameState``. What a
 worth comes from :mod:`euchre_env.agents.rule_based.heuristics` (the trick estimate); this module holds
 the calling thresholds and the card-play rules built on it.
 
-Compiled twin: :class:`euchre_env.agents.rule_based.compiled.RuleBasedVector` (``RuleBasedBatchPolicy`` is what
+Compiled twin: :class:`euchre_env.agents.rule_based.compiled.RuleBasedVector`, over the C of
+``agents/rule_based/c/twin.c`` (``RuleBasedBatchPolicy`` is what
 ``batch_twin`` returns; its ``compiled_decision()`` is what ``SingleSeatVectorEnv``'s whole step,
 :mod:`euchre_env.envs.whole_step`, calls for the opponents' seats). Proven equal
 by tests/differential/test_rule_based_vector_vs_rule_based_agent.py (every decision), and in whole games by
@@ -139,11 +140,14 @@ class RuleBasedAgent:
 
     def batch_twin(self, rules: Rules) -> Any:
         """The compiled twin (:class:`~euchre_env.agents.rule_based.compiled.RuleBasedBatchPolicy`) where it covers
-        ``rules``, else None. A subclass plays otherwise than this class, so it gets no twin unless it defines
-        its own."""
-        from euchre_env.agents.rule_based.compiled import RuleBasedBatchPolicy, supports  # Numba: on first use
+        ``rules`` and is built (:func:`~euchre_env.compiled.native.use_compiled`), else None. A subclass plays
+        otherwise than this class, so it gets no twin unless it defines its own."""
+        from euchre_env.agents.rule_based.compiled import EXTENSION, RuleBasedBatchPolicy, supports
+        from euchre_env.compiled.native import use_compiled
 
-        return RuleBasedBatchPolicy if type(self) is RuleBasedAgent and supports(rules) else None
+        if type(self) is not RuleBasedAgent or not supports(rules):
+            return None
+        return RuleBasedBatchPolicy if use_compiled(EXTENSION) else None
 
     def act(self, observation: Any, info: dict[str, Any]) -> int:
         return self.explain(observation, info)[0]

@@ -7,26 +7,27 @@ games of a :class:`~euchre_env.envs.vector.VectorEuchre`, many games per call.
         ids = scripted.actions(games)   # absolute action ids, one per listed game, for its seat to act
 
 A second implementation of the rule-based agent, written for speed (no ``GameState``, no ``InfoState``, no Python per
-decision) and proven equal to it by ``tests/differential/test_rule_based_vector_vs_rule_based_agent.py``. The decisions
-are ported in :mod:`~euchre_env.agents.rule_based.decisions` (reference: ``agent.py``) and
-:mod:`~euchre_env.agents.rule_based.estimates` (reference: ``heuristics.py``); this module builds their tables from the
-Python agent's (imported, never retyped), runs them over a batch of games, and offers them to the env's single-seat
-whole step as a compiled decision (:class:`~euchre_env.agents.base.CompiledDecision`).
+decision) and proven equal to it by ``tests/differential/test_rule_based_vector_vs_rule_based_agent.py``. The
+decisions are C (``agents/rule_based/c/twin.c``, the extension ``euchre_env.agents.rule_based._twin`` that
+``pip install`` builds; reference: ``agent.py`` and ``heuristics.py``); this module builds their tables from the
+Python agent's (imported, never retyped: :func:`rule_tables`), runs them over a batch of games (on the vector env's
+threads from :data:`PARALLEL_FROM` games), and offers them to the env's single-seat whole step as a compiled
+decision (:class:`RuleBasedDecision`: a capsule of ``engine.h``'s ``Decision``).
 
 Coverage (:func:`supports`): every preset (``knock``, ``classic``, ``multiplayer``, ``bid``) and every option
 of :class:`~euchre_env.game.rules.Rules` today. A rules field this file does not know (an option added later)
-makes :func:`supports` False, and callers fall back to the Python agent. Measurements: docs/rule_based_twin.md.
+makes :func:`supports` False, and callers fall back to the Python agent. Speed: ``experiments/bench_rule_decisions.py``.
 """
 
 from __future__ import annotations
 
 import itertools
 from dataclasses import fields
-from typing import TYPE_CHECKING
+from functools import cache
+from types import ModuleType
+from typing import TYPE_CHECKING, NamedTuple
 
-import numba
 import numpy as np
-from numba import prange
 
 from euchre_env.agents.rule_based.agent import (
     ALONE_LOSERS,
@@ -36,15 +37,6 @@ from euchre_env.agents.rule_based.agent import (
     HELP_LOSERS,
     _setting,
 )
-from euchre_env.agents.rule_based.decisions import (
-    NO_ACTION,
-    NOT_LEGAL,
-    RuleScratch,
-    RuleTables,
-    decide,
-    rule_scratch,
-)
-from euchre_env.agents.rule_based.estimates import KS_MASK, RULE_FILES, jit
 from euchre_env.agents.rule_based.heuristics import (
     ACE_VALUE,
     BARE_KING_VALUE,
@@ -56,9 +48,8 @@ from euchre_env.agents.rule_based.heuristics import (
     VOID_VALUE,
     upcard_value,
 )
-from euchre_env.compiled import batch
-from euchre_env.compiled.builds import SLICES_PER_THREAD, FastCall, two_builds
-from euchre_env.compiled.layout import CUR, NF, PH
+from euchre_env.compiled.layout import CUR, PH
+from euchre_env.compiled.native import default_threads, extension, run_slices
 from euchre_env.compiled.tables import kernel_tables
 from euchre_env.game.actions import BID, HELP, MOON
 from euchre_env.game.cards import NUM_SUITS
@@ -69,6 +60,31 @@ from euchre_env.game.rules import RENEGE_MODES, TURN_UP, Rules
 if TYPE_CHECKING:
     from euchre_env.envs.vector import VectorEuchre
 
+EXTENSION = "agents.rule_based._twin"  # euchre_env.agents.rule_based._twin, built from agents/rule_based/c/twin.c
+
+
+@cache
+def _native() -> ModuleType:
+    """The C extension (:class:`~euchre_env.compiled.native.NotBuiltError` in one line when it is not built)."""
+    return extension(EXTENSION)
+
+
+class RuleTables(NamedTuple):
+    """The agent's tables and weights for one rule set, as twin.c's ``Policy`` takes them (:func:`rule_tables`)."""
+
+    ids: np.ndarray  # int64 [14]: the action table's blocks (twin.c's A_*; -1: absent)
+    iopt: np.ndarray  # int64 [4]: tricks, card ids, copies, DEFEND_ALONE_TRUMPS (twin.c's I_*)
+    level: np.ndarray  # int64 [actions]: plain bid level of each id (-1: not a plain bid)
+    eff: np.ndarray  # int64 [5, cards]: suit_tables' effective suits, under trump - 1 .. 3
+    power: np.ndarray  # int64 [4, cards]: suit_tables' powers
+    ranking: np.ndarray  # int64 [4, 4, width]: SuitTables.ranking, padded with -1
+    rlen: np.ndarray  # int64 [4, 4]: each ranking's length
+    upval: np.ndarray  # float64 [4, cards]: upcard_value, tabulated
+    w: np.ndarray  # float64 [12]: thresholds and scalar weights (twin.c's W_*)
+    trump_value: np.ndarray  # float64: heuristics.TRUMP_VALUE
+    ace_value: np.ndarray  # float64 [3]: heuristics.ACE_VALUE
+
+
 # ---- the rules fields this port covers, with the values it covers (None: any value) --------------------
 _PORTED: dict[str, tuple | None] = {
     "family": (TURN_UP, BID_FAMILY), "deck": (24, 32), "renege": RENEGE_MODES, "joker": None,
@@ -78,7 +94,7 @@ _PORTED: dict[str, tuple | None] = {
     "game_target": None, "rubber": None, "minus_target_loses": None, "preset_name": None,
 }
 
-PARALLEL_FROM = 256  # fewer games than this are decided on the caller's thread: a parallel region costs more
+PARALLEL_FROM = 256  # fewer games than this are decided on the caller's thread: handing out slices costs more
 
 
 def supports(rules: Rules) -> bool:
@@ -128,18 +144,10 @@ class RuleBasedVector:
             raise ValueError(f"RuleBasedVector does not cover the rules option(s) {shown}; use RuleBasedAgent")
         self.venv = venv
         self.tables = rule_tables(rules)
-        # The engine's legal masks (absolute ids) come from its observation kernel with no observation encoded;
-        # it also writes each game's frame field, so it runs on a copy of the scalar fields.
-        self._engine = kernel_tables(rules, "absolute")
-        num_actions = len(self._engine.akind)
-        self._st = np.zeros((venv.num_envs, NF), np.int32)
-        self._obs = np.zeros((venv.num_envs, 0), np.float32)
-        self._mask = np.zeros((venv.num_envs, num_actions), np.bool_)
-        self._raw = np.zeros((1, self._engine.raw_size + num_actions), np.float32)  # the serial observer's scratch
-        # The kernels through the machine code of their first call (builds.FastCall): the arguments below are this
-        # object's buffers, the env's, and games made C-ordered int64.
-        self._observe = FastCall(batch.observe_games_serial)
-        self._kernels = {1: FastCall(decide_games), 0: FastCall(decide_games_parallel)}
+        # The engine's tables for the legal masks (absolute ids, whatever the env's observation).
+        self.engine_tables = kernel_tables(rules, "absolute").kernel
+        self.threads = 1 if venv.threads == 1 else (venv.threads or default_threads())
+        self.policy = _native().Policy(self.tables, self.engine_tables, self.threads)  # a slice a thread
 
     def actions(self, games: np.ndarray) -> np.ndarray:
         """``int64 [len(games)]``: the absolute action id ``RuleBasedAgent().act`` picks for the seat to act in
@@ -147,35 +155,21 @@ class RuleBasedVector:
         games = np.asarray(games)
         if games.ndim != 1 or not (np.issubdtype(games.dtype, np.integer) and games.dtype != np.bool_):
             raise ValueError(f"games must be a 1-d array of game indices, got shape {games.shape} of {games.dtype}")
-        games = np.ascontiguousarray(games, np.int64)  # one compiled signature, whatever the caller passes
+        games = np.ascontiguousarray(games, np.int64)  # what the C reads
         if games.size and (games.min() < 0 or games.max() >= self.venv.num_envs):
             raise ValueError(f"game indices must be in 0..{self.venv.num_envs - 1}, got {games.min()}..{games.max()}")
-        self._legal_masks(games)
         out = self._decide(games)
         if games.size and out.min() < 0:
             self.check(games, out)
         return out
 
-    def _legal_masks(self, games: np.ndarray) -> None:
-        """The engine's legal masks (absolute ids) of the seats to act in ``games`` into ``self._mask``."""
-        arrays = self.venv.engine.arrays
-        self._st[games] = arrays.st[games]  # the rows the observer reads (and writes each frame into)
-        self._observe(arrays._replace(st=self._st), games, self._obs, self._mask, self._raw, self._engine.kernel,
-                      False)
-
     def _decide(self, games: np.ndarray) -> np.ndarray:
-        """The decisions of ``games`` from the masks :meth:`_legal_masks` left (action ids or the kernel's codes)."""
+        """The decisions of ``games`` (C-ordered int64, checked): each game's legal mask and the agent's action id,
+        or a code of twin.c's (:meth:`check`), in one C call a slice."""
         out = np.empty(games.size, np.int64)
-        chunks, kernel = 1, self._kernels[1]
-        if self.venv.threads != 1 and games.size >= PARALLEL_FROM:  # on the vector env's threads
-            self.venv.use_threads()
-            chunks, kernel = SLICES_PER_THREAD * numba.get_num_threads(), self._kernels[0]
-        kernel(chunks, games, out, self.venv.engine.arrays, self._mask, self.tables, self.scratch(chunks))
+        threads = self.threads if games.size >= PARALLEL_FROM else 1
+        run_slices(self.policy.decide_games, games.size, threads, self.venv.engine.arrays, games, out)
         return out
-
-    def scratch(self, chunks: int) -> RuleScratch:
-        """Each slice's scratch for the decisions."""
-        return rule_scratch(chunks, int(self.tables.iopt[1]))
 
     def check(self, games: np.ndarray, codes: np.ndarray) -> None:
         """Raise for the first negative code of ``codes`` (``codes[i]``: game ``games[i]``'s); nothing if none."""
@@ -186,9 +180,10 @@ class RuleBasedVector:
         g = int(games[i])
         st = self.venv.engine.arrays.st
         where = f"RuleBasedVector: game {g}, seat {st[g, CUR]} in phase {Phase(st[g, PH]).name}"
-        if codes[i] == NO_ACTION:
+        native = _native()
+        if codes[i] == native.NO_ACTION:
             raise ValueError(f"{where}: no legal action (is the hand over?)")
-        raise RuntimeError(f"{where}: " + ("a rule chose an illegal action (a bug)" if codes[i] == NOT_LEGAL
+        raise RuntimeError(f"{where}: " + ("a rule chose an illegal action (a bug)" if codes[i] == native.NOT_LEGAL
                                            else "no rule for this phase"))
 
 
@@ -211,40 +206,20 @@ class RuleBasedBatchPolicy:
 
 
 class RuleBasedDecision:
-    """The agent's compiled decision as a driver takes it (:class:`~euchre_env.agents.base.CompiledDecision`)."""
+    """The agent's compiled decision as a driver takes it (:class:`~euchre_env.agents.base.CompiledDecision`).
+
+    ``capsule``: a PyCapsule named ``engine.h``'s ``DECISION_CAPSULE`` (``"euchre_env.decision"``) holding a
+    ``Decision``, ``decide(policy, slice, games, g, mask)`` with ``slice`` in ``0 .. slices - 1``; the capsule keeps
+    its policy (its own scratch, not the twin's) alive. ``check`` explains a negative code."""
 
     name = "rules"
-    files = RULE_FILES
     parallel_from = PARALLEL_FROM
 
-    def __init__(self, twin: RuleBasedVector) -> None:
-        self.decide = decide  # an instance attribute: a dispatcher read from the class would bind as a method
-        self.tables = twin.tables
-        self.scratch = twin.scratch
+    def __init__(self, twin: RuleBasedVector, slices: int | None = None) -> None:
+        self.slices = slices or twin.threads  # slices the driver may use at once (a slice a thread)
+        self.policy = _native().Policy(twin.tables, twin.engine_tables, self.slices)
+        self.capsule = self.policy.decision()
         self.check = twin.check
-
-
-def _decide_games(chunks, games, out, s, masks, p, scratch):
-    """The agent's action for the seat to act in each of ``games`` into ``out`` (absolute ids; ``masks[g]``: game
-    ``g``'s legal actions; ``s``: the games' GameArrays, ``p``: the RuleTables). Negative: a code of
-    :func:`~euchre_env.agents.rule_based.decisions.decide`. ``chunks`` slices of ``games`` at once in the parallel
-    build, slice ``c`` with its rows of ``scratch``. It allocates nothing, so both builds run without the runtime's
-    reference counting."""
-    n = games.shape[0]
-    for c in prange(chunks):  # a call a slice: writes through tuples in a prange body are lost (compiled/batch.py)
-        lo, hi = batch.slice_of(n, c, chunks)
-        _decide_slice(games, lo, hi, out, s, masks, p, scratch, c)
-
-
-@jit(_nrt=False)
-def _decide_slice(games, lo, hi, out, s, masks, p, scratch, c):
-    """:func:`_decide_games` for ``games[lo:hi]``, with slice ``c``'s scratch."""
-    for i in range(lo, hi):
-        g = games[i]
-        out[i] = decide(p, scratch, c, g, masks[g], s)
-
-
-decide_games_parallel, decide_games = two_builds(_decide_games, allocates=False, files=RULE_FILES)
 
 
 def _bid_id(table, level) -> int:
@@ -254,14 +229,15 @@ def _bid_id(table, level) -> int:
 def _ranking_arrays(cards) -> tuple[np.ndarray, np.ndarray]:
     """``SuitTables.ranking`` as ``[trump, suit, i]`` (padded with -1) and the length of each list."""
     width = max(len(r) for t in range(NUM_SUITS) for r in cards.ranking[t].values())
-    if width > KS_MASK:  # _walk packs a count (at most the ranking's length) per held card into 64 bits
-        raise RuntimeError(f"a suit ranking of {width} cards is longer than the {KS_MASK} _walk can pack")
+    ks_mask = _native().KS_MASK
+    if width > ks_mask:  # twin.c's walk packs a count (at most the ranking's length) per held card into 64 bits
+        raise RuntimeError(f"a suit ranking of {width} cards is longer than the {ks_mask} twin.c's walk can pack")
     ranking = np.full((NUM_SUITS, NUM_SUITS, width), -1, np.int64)
     rlen = np.zeros((NUM_SUITS, NUM_SUITS), np.int64)
     for t in range(NUM_SUITS):
         for s in range(NUM_SUITS):
             r = cards.ranking[t][s]
-            # The kernels walk a card's copies as one run (heuristics._walk counts them): they must be adjacent.
+            # twin.c walks a card's copies as one run (heuristics._walk counts them): they must be adjacent.
             if len({c for c, _ in itertools.groupby(r)}) != len(list(itertools.groupby(r))):
                 raise RuntimeError(f"suit_tables ranking[{t}][{s}] does not list a card's copies together: {r}")
             ranking[t, s, :len(r)] = r
@@ -269,4 +245,4 @@ def _ranking_arrays(cards) -> tuple[np.ndarray, np.ndarray]:
     return ranking, rlen
 
 
-__all__ = ["RuleBasedBatchPolicy", "RuleBasedVector", "rule_tables", "supports"]
+__all__ = ["RuleBasedBatchPolicy", "RuleBasedDecision", "RuleBasedVector", "RuleTables", "rule_tables", "supports"]

@@ -22,9 +22,10 @@ two discards). Only the depth-limit estimate, used for the double-deck Bid Euchr
 which has no recorded results, was free to move: it now uses the trump count instead of a
 third set of weights.
 
-Compiled twin: ``euchre_env.agents.rule_based.compiled.trick_estimate``, ``alone_losers`` and ``best_discard`` (the
-trick estimate; the rest is inlined in that module's decision kernels). The trump count has none: PIMC and the
-solver run in Python. Proven equal through the rule-based agent's decisions by
+Compiled twin: ``trick_estimate``, ``alone_losers`` and ``best_discard`` in ``agents/rule_based/c/twin.c`` (the C
+of :mod:`euchre_env.agents.rule_based.compiled`, one C function per Python function; :func:`upcard_value` reaches
+it tabulated by ``compiled.rule_tables``). The trump count has none: its readers, PIMC's calling rollouts and the
+solver's depth-limited search, run in Python. Proven equal through the rule-based agent's decisions by
 tests/differential/test_rule_based_vector_vs_rule_based_agent.py.
 """
 

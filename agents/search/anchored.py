@@ -43,9 +43,9 @@ Cost per decision (``OMP_NUM_THREADS=1 python benchmarks/bench_pimc.py --agent
 anchored:32:checkpoints/knock_belief.pt --hands 8``, knock, all four seats, the compiled solver, 4 plies, belief
 worlds, one core of a 2-core machine busy with another job, 2026-12-06): median 8.9 ms a card play (max 40 ms),
 38 ms a calling decision (max 408 ms). The solver is the one PIMC uses
-(:func:`~euchre_env.agents.search.double_dummy_compiled.solver_for`: the compiled twin once it is built, the Python
-one until then, about ten times slower); a call pays for one solve per world and candidate (cached when two reach
-the same position).
+(:func:`~euchre_env.agents.search.double_dummy_compiled.solver_for`: the compiled twin where its C extension is
+built, else the Python one, about ten times slower); a call pays for one solve per world and candidate (cached
+when two reach the same position).
 
 What it does not do: past its ``plies`` the double-dummy values see every card (PIMC's strategy fusion and its
 optimism; the belief only moves which worlds count); the network's later calls are taken as they are (no

@@ -12,9 +12,9 @@ Play: each legal card is valued by the double-dummy solver (:mod:`euchre_env.age
 in each world.
 
 Solver: its compiled twin (:mod:`euchre_env.agents.search.double_dummy_compiled`, the same values, so the same
-actions) wherever it applies (one copy of each card) and its kernels are built or asked for
-(``use_compiled(DOUBLE_DUMMY_BUILD)``: until they are built, the Python solver, while a background process builds
-them; docs/compiling.md); the Python solver otherwise (the double deck, depth-limited).
+actions) wherever it applies (one copy of each card) and its C extension is built (by ``pip install``;
+:func:`~euchre_env.agents.search.double_dummy_compiled.solver_for`); the Python solver otherwise (the double deck,
+depth-limited, or a package installed without a C compiler).
 
 Other decisions (order / name / alone, defend alone, the dealer's discard, the joker's
 suit, Bid Euchre's bids, trump naming and give): in each world the hand is rebuilt as a

@@ -1,9 +1,10 @@
 """One game on the compiled core: what the AEC env (:mod:`euchre_env.env`) steps at every decision.
 
-The rules are the reference engine's (:class:`~euchre_env.game.engine.GameState`), ported once to the
-compiled core (:mod:`euchre_env.compiled.rules`, ``observe``) and proven equal to it by the differential tests.
-A decision costs one Numba call (:func:`~euchre_env.compiled.one_game.game_step`: apply the action, then the next seat's
-mask and observation), under a microsecond, against some 15 for the engine and observers in Python.
+The rules are the reference engine's (:class:`~euchre_env.game.engine.GameState`) and its observers', ported once to
+the compiled core in C (``euchre_env/compiled/c/engine.h``, built when the package is installed) and proven equal to
+them by tests/differential/test_compiled_game_vs_engine.py. A decision costs one C call (``_core.Game.step``:
+apply the action, then the next seat's mask and observation), a fraction of a microsecond, against some 15 for
+the engine and observers in Python.
 
 The game also keeps a log of its deals and actions, so that a :class:`GameState` of the same game can
 be replayed on demand (:meth:`CompiledGame.replay`) for everything that reads the reference state:
@@ -13,14 +14,14 @@ rendering, information states for rule-based and search agents, inspection.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import partial
 from typing import Any
 
 import numpy as np
 
 from euchre_env.compiled import layout as K
-from euchre_env.compiled import one_game, seeding
-from euchre_env.compiled.builds import Family, machine_code
+from euchre_env.compiled import seeding
+from euchre_env.compiled.layout import GameArrays
+from euchre_env.compiled.native import CORE, extension
 from euchre_env.compiled.tables import hand_result, kernel_tables
 from euchre_env.game.deals import deal_from_order, scripted_deal
 from euchre_env.game.engine import GameState
@@ -31,11 +32,6 @@ from euchre_env.game.seats import NUM_SEATS, left_of
 ILLEGAL = -2  # step(): the action is not legal now
 _PHASES = tuple(Phase)  # by value: a lookup, where Phase(value) costs more than a step's rules
 MAX_DECISIONS = 128  # decisions in one hand, with room: a double-deck Bid Euchre hand has 48 plays and a few calls
-
-# The kernels of one game (the AEC env's, SingleSeatEnv's): built by warm() below, ahead (`euchre compile`) or in
-# the background while the env runs on the reference engine (euchre_env.envs.game_core).
-GAME_BUILD = Family("game", (*K.CORE_FILES, one_game.__file__, seeding.__file__, __file__),
-                    "euchre_env.compiled.game:warm")
 
 
 class CompiledGame:
@@ -59,26 +55,25 @@ class CompiledGame:
         self.rules = rules
         self.observation = observation
         tables = kernel_tables(rules, observation)
-        self._T = one_game.pack_tables(tables)
-        at_mask, at_history, obs_size, f32_size = one_game.packed_sizes(tables)
-        num_actions = len(tables.akind)
-        # The five buffers of the kernels (see compiled/one_game.py), and the views of them read here.
+        n, tricks, rounds = rules.deck_spec.num_ids, rules.tricks_per_hand, tables.rounds
+        obs_size = int(tables.off[K.B_SIZE] if tables.structured else tables.off[K.B_BASE_SIZE])
+        # The game's state (one game of the batch's layout) and the buffers each decision writes, held by the C
+        # game (compiled/c/core.c) for its life; the views read here.
         self._st = np.zeros((1, K.NF), np.int32)
-        self._s8 = np.zeros(at_mask + num_actions, np.int8)
-        self._s16 = np.zeros(at_history + MAX_DECISIONS + 1, np.int16)
-        self._f32 = np.zeros(f32_size, np.float32)
-        self.mask = self._s8[at_mask:]
-        self.obs = self._f32[:obs_size]
-        self._history = self._s16[at_history:]  # this hand's absolute actions: the count, then the ids
-        buffers = (self._st, self._s8, self._s16, self._f32, self._T)
+        hands = np.zeros((1, NUM_SEATS, n), np.int8)
+        tricks_played = np.zeros((1, tricks, NUM_SEATS), np.int8)
+        self._arrays = GameArrays(self._st, hands, np.zeros_like(hands), tricks_played, np.zeros_like(tricks_played),
+                                  np.full((1, rounds, NUM_SEATS), -1, np.int16))
+        self.mask = np.zeros(len(tables.akind), np.int8)
+        self.obs = np.zeros(obs_size, np.float32)
+        self._history = np.zeros(MAX_DECISIONS + 1, np.int16)  # this hand's absolute actions: the count, then the ids
         self._seats = np.zeros((NUM_SEATS, obs_size), np.float32)  # every seat's observation, when valid
-        self.step: Callable[[int], int] = partial(machine_code(one_game.game_step, *buffers, 0), *buffers)
-        self._start = partial(machine_code(one_game.game_start, *buffers, np.zeros((4, 1), np.int16), 0, True, 0, 0),
-                              *buffers)
-        self._start_shuffled = partial(machine_code(one_game.game_deal, *buffers, np.zeros(1, np.int64), True, 0, 0),
-                                       *buffers)
-        self._encode_seats = partial(machine_code(one_game.game_encode_seats, *buffers, self._seats), *buffers,
-                                     self._seats)
+        # the extension imported here, not with the module: an env falls back on ReferenceGame where it is not built
+        game = extension(CORE).Game(self._arrays, tables.kernel, self.mask, self.obs, self._history)
+        self.step: Callable[[int], int] = game.step
+        self._start = game.start
+        self._start_shuffled = game.deal
+        self._encode_seats = game.encode_seats
         self._seats_at = -1  # the decision count of this hand at which _seats was written (-1: not this hand)
         self._scores = [0, 0]  # the episode's starting score, for replay
         self._result: dict[str, Any] | None = None  # the finished hand's result, built once
@@ -158,7 +153,7 @@ class CompiledGame:
         """A new array: the observation of any ``seat`` now (as the env shows it)."""
         at = int(self._history[0])  # one more each step: the four written at this count are current
         if at != self._seats_at:  # all four at once: at a hand's end each is read in turn
-            self._encode_seats()
+            self._encode_seats(self._seats)
             self._seats_at = at
         return self._seats[seat].copy()
 
@@ -231,10 +226,3 @@ class CompiledGame:
 def as_scripted(parsed: dict[str, Any]) -> dict[str, Any]:
     """A parsed deal (with its kitty) as the env's ``options["deal"]`` takes it: a copy, card ids."""
     return scripted_deal(int(parsed["dealer"]), [list(h) for h in parsed["hands"]], parsed.get("upcard"))
-
-
-def warm() -> None:
-    """Compile (or load) every kernel of :data:`GAME_BUILD`: the game's four entry points (their argument types are
-    the same under every rule set and observation) and the seeding of ``reset(seed=...)``."""
-    CompiledGame(Rules.preset("knock"), "absolute")
-    seeding.reseed(np.random.default_rng(), 0)

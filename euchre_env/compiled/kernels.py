@@ -1,41 +1,24 @@
-"""The compiled core's public names in one place (0.2's module, split by concern in 0.3): the layout
-(:mod:`~euchre_env.compiled.layout`), the rules (:mod:`~euchre_env.compiled.rules`, from ``game/engine.py``), the
-observers (:mod:`~euchre_env.compiled.observe`, from ``views/``), dealing (:mod:`~euchre_env.compiled.deal`, from
-``game/deals.py``), the batch kernels (:mod:`~euchre_env.compiled.batch`) and the one-game kernels
-(:mod:`~euchre_env.compiled.one_game`). New code imports from those modules; this one re-exports them.
+"""The compiled core's names in one place, for callers of 0.2's module: the layout's constants
+(:mod:`~euchre_env.compiled.layout`) and the benchmarks' random policy. The kernels themselves are C
+(``euchre_env/compiled/c``): the batch kernels are ``compiled._core.Batch``'s methods
+(:mod:`~euchre_env.compiled.batch`), the AEC env's one game ``compiled._core.Game`` (:mod:`~euchre_env.compiled.game`).
 """
 
 from __future__ import annotations
 
-from euchre_env.compiled.batch import (  # noqa: F401
-    end_hands,
-    end_hands_serial,
-    first_illegal,
-    hand_outcome,
-    observe_games,
-    observe_games_serial,
-    observe_games_sparse,
-    observe_games_sparse_serial,
-    random_actions,
-    random_actions_serial,
-    slice_of,
-    start_hands,
-    start_hands_serial,
-    step_all,
-    step_all_serial,
-    step_games,
-    step_games_serial,
-)
-from euchre_env.compiled.deal import deal_on, lay_out, shuffle, shuffled_deals, stream_uniforms  # noqa: F401
+import numpy as np
+
+from euchre_env.compiled.batch import core
 from euchre_env.compiled.layout import *  # noqa: F403
-from euchre_env.compiled.observe import canonical, choose_frame, decide, encode, encode_seat, in_frame  # noqa: F401
-from euchre_env.compiled.one_game import (  # noqa: F401
-    PACKED_TABLES,
-    game_deal,
-    game_encode_seats,
-    game_start,
-    game_step,
-    pack_tables,
-    packed_sizes,
-)
-from euchre_env.compiled.rules import ace_no_face_eligible, apply, legal_mask, start_hand, trick_winner  # noqa: F401
+from euchre_env.compiled.native import default_threads, run_slices
+
+
+def random_actions(mask: np.ndarray, u: np.ndarray, out: np.ndarray, threads: int | None = None) -> None:
+    """``out[g]``: a uniformly random legal action of each row of ``mask`` from the uniform ``u[g]``
+    (``_core.random_actions``), in ``threads`` slices (default: every core)."""
+    run_slices(core.random_actions, mask.shape[0], threads or default_threads(), mask, u, out)
+
+
+def random_actions_serial(mask: np.ndarray, u: np.ndarray, out: np.ndarray) -> None:
+    """:func:`random_actions` on the caller's thread."""
+    core.random_actions(mask, u, out)

@@ -7,8 +7,8 @@
 
 The phases, the rubber bonus and the score bound are read from their reference modules
 (:mod:`euchre_env.game.phases`, :mod:`euchre_env.game.scoring`, :mod:`euchre_env.views.observation`), never
-retyped; Numba freezes them into the machine code, so the kernels' builds are keyed by a digest of those modules
-too (:data:`CORE_FILES`, :func:`euchre_env.compiled.builds.keyed`).
+retyped; they reach the C as ``c/layout.h``, generated from this module by ``c/gen_layout.py`` and checked by
+tests/compiled/test_layout_header.py.
 
 State of game ``g`` (all ``int32`` unless said):
 
@@ -22,12 +22,10 @@ State of game ``g`` (all ``int32`` unless said):
 
 from __future__ import annotations
 
-import os
 from typing import NamedTuple
 
 import numpy as np
 
-from euchre_env.game import phases as _phases
 from euchre_env.game import scoring as _scoring
 from euchre_env.game.phases import Phase
 from euchre_env.views import observation as _observation
@@ -157,11 +155,3 @@ class HandEnds(NamedTuple):
     truncated: np.ndarray  # bool [games]
     slot: np.ndarray  # int64 [ended]: its row of final (-1: the episode goes on)
     final: np.ndarray  # float32 [episodes ended, 4, obs size]
-
-
-# The source files whose contents Numba freezes into the core's machine code (its modules and the reference
-# values they read): the core's builds are keyed by their digest (builds.keyed).
-_HERE = os.path.dirname(__file__)
-CORE_FILES = (__file__, _phases.__file__, _scoring.__file__, _observation.__file__,
-              *(os.path.join(_HERE, name)
-                for name in ("rules.py", "scoring.py", "observe.py", "deal.py", "batch.py")))

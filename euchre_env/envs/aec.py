@@ -49,12 +49,11 @@ On truncation every agent is truncated, `infos[agent]["truncated"]` names the li
 `reset(seed=..., options={"deal": {...}, "scores": [a, b]})` scripts the first deal.
 
 ## Speed
-The rules run on a compiled copy of the reference engine (`euchre_env.compiled.game`, Numba), proven equal to
-it step by step (`tests/differential/kernels_vs_engine.py`): one call a decision. On a machine where that core
-is not compiled yet (minutes on 2 cores, once per install), the env plays on the reference engine behind the
-same interface (`euchre_env.envs.game_core.ReferenceGame`, the same games for the same seeds) while a background
-process compiles it, and moves to it at a later `reset()`; later processes load it in under a second
-(docs/compiling.md). `env.unwrapped.game` is the
+The rules run on a compiled copy of the reference engine (`euchre_env.compiled.game`, C built at install),
+proven equal to it step by step (`tests/differential/kernels_vs_engine.py`): one call a decision. Where that
+extension was not built (no C compiler at install), the env plays on the reference engine behind the same
+interface (`euchre_env.envs.game_core.ReferenceGame`, the same games for the same seeds), after one line on
+stderr (docs/compiling.md). `env.unwrapped.game` is the
 reference engine's `GameState` of the same game, replayed from the episode's deals and actions when first read
 and kept in step from then on.
 
@@ -74,7 +73,7 @@ from pettingzoo import AECEnv
 from euchre_env.compiled.game import ILLEGAL
 from euchre_env.envs import episodes
 from euchre_env.envs.episodes import AUTO, ENV_EPISODE
-from euchre_env.envs.game_core import game_core, upgrade
+from euchre_env.envs.game_core import game_core
 from euchre_env.envs.wrappers import standard_wrappers
 from euchre_env.game.actions import action_table
 from euchre_env.game.deals import parse_deal, parse_scores, shuffled_pack
@@ -222,8 +221,6 @@ class raw_env(CanonicalActions, AECEnv, EzPickle):
 
     # ---------------------------------------------------------------- reset & step
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
-        if self._core.provisional:  # the reference engine: the compiled one once its background build is done
-            self._core = upgrade(self._core)
         rng = self._rng
         if seed is None and options is None and rng is not None:  # the next episode of a loop: nothing to check
             dealer = int(rng.integers(NUM_SEATS))  # the draws of the general path below, in its order

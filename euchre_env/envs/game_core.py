@@ -1,24 +1,22 @@
-"""The one game an AEC env steps: the compiled game where its machine code is built, else the reference engine.
+"""The one game an AEC env steps: the compiled game, or its reference twin where the compiled core is not built.
 
-:class:`~euchre_env.compiled.game.CompiledGame` makes a decision in one Numba call, but its kernels take minutes
-to compile on a new machine (once per install). :class:`ReferenceGame` is its reference twin: the same interface
-over the reference engine (:class:`~euchre_env.game.engine.GameState` and the observers), so the env's first move
-comes at once. :func:`game_core` picks: the compiled game where the ``game`` build is stamped done (or the user
-set ``EUCHRE_ENV_ENGINE=compiled``), else the reference game while a background process compiles the kernels
-(:func:`euchre_env.compiled.builds.use_compiled`); the env moves to the compiled game at a later ``reset`` once
-they are built (:func:`upgrade`). Both give the same observations, masks, rewards and deals for the same seeds:
-tests/differential/test_reference_game_vs_compiled_game.py plays them side by side.
+:class:`~euchre_env.compiled.game.CompiledGame` makes a decision in one call of the C core, built when the package
+is installed. :class:`ReferenceGame` is its reference twin: the same interface over the reference engine
+(:class:`~euchre_env.game.engine.GameState` and the observers). :func:`game_core` picks the compiled game unless
+the core was not built (no C compiler at install: said once on stderr) or the user chose the reference engine
+(``EUCHRE_ENV_ENGINE=reference``; :func:`euchre_env.compiled.native.use_compiled`). Both give the same
+observations, masks, rewards and deals for the same seeds: tests/differential/test_reference_game_vs_compiled_game.py
+plays them side by side.
 """
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import numpy as np
 
-from euchre_env.compiled.builds import engine_choice, is_built, use_compiled
-from euchre_env.compiled.game import GAME_BUILD, ILLEGAL, CompiledGame, as_scripted
+from euchre_env.compiled.game import ILLEGAL, CompiledGame, as_scripted
+from euchre_env.compiled.native import CORE, use_compiled
 from euchre_env.game.actions import action_table
 from euchre_env.game.deals import deal_from_order
 from euchre_env.game.engine import GameState
@@ -28,19 +26,15 @@ from euchre_env.game.seats import left_of
 from euchre_env.views.decision import legal_mask
 from euchre_env.views.structured import make_observer, suit_frames
 
-UPGRADE_CHECK_S = 2.0  # how often (at most) a reset on the reference game looks for the finished build
-
 
 class ReferenceGame:
     """:class:`~euchre_env.compiled.game.CompiledGame`'s interface on the reference engine (see that class): the
     same buffers (``mask``, ``obs``, in the decision's frame), the same ``step`` results, the same deal log."""
 
-    provisional = True  # the env replaces it by the compiled game once that is built (see upgrade)
-
     @staticmethod
     def reseed(generator: np.random.Generator | None, seed: Any) -> np.random.Generator:
         """``np.random.default_rng(seed)``: the compiled game's :func:`~euchre_env.compiled.seeding.reseed` gives
-        the same state, but is itself one of the kernels not built yet."""
+        the same state, but is itself part of the compiled core."""
         return np.random.default_rng(seed)
 
     def __init__(self, rules: Rules, observation: str) -> None:
@@ -174,24 +168,5 @@ class ReferenceGame:
 
 
 def game_core(rules: Rules, observation: str) -> CompiledGame | ReferenceGame:
-    """The game an env steps: compiled where its kernels are built (or ``EUCHRE_ENV_ENGINE=compiled``), else the
-    reference twin while they build in the background."""
-    return CompiledGame(rules, observation) if use_compiled(GAME_BUILD) else ReferenceGame(rules, observation)
-
-
-_next_check = 0.0  # when a reset on a reference game next looks for the finished build (monotonic seconds)
-
-
-def upgrade(core: CompiledGame | ReferenceGame) -> CompiledGame | ReferenceGame:
-    """``core``, or the compiled game in its place once a reference game's kernels are built (called at a reset,
-    between episodes; checked at most every :data:`UPGRADE_CHECK_S` seconds)."""
-    global _next_check
-    if not getattr(core, "provisional", False):
-        return core
-    now = time.monotonic()
-    if now < _next_check:
-        return core
-    _next_check = now + UPGRADE_CHECK_S
-    if engine_choice() == "reference" or not is_built(GAME_BUILD):
-        return core
-    return CompiledGame(core.rules, core.observation)
+    """The game an env steps: compiled, or the reference twin where the core is not built or not chosen."""
+    return CompiledGame(rules, observation) if use_compiled(CORE) else ReferenceGame(rules, observation)

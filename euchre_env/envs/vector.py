@@ -33,13 +33,14 @@ An illegal action in any game raises ValueError naming the game, its action and 
 game changes. Every preset and rules option is supported (keywords as ``euchre_env.env``).
 
 ``threads=1`` (the default) steps every game on the caller's thread; ``threads=None`` (all cores) or ``N``
-runs the parallel kernels on Numba's threading layer, and under OpenMP, its default, a process that has
-run them can no longer ``fork`` (``docs/vector.md``).
+cuts every batch into that many slices of games, run at once on Python threads (the kernels release the GIL;
+:func:`euchre_env.compiled.native.run_slices`): the same games, observations and rewards as on one thread, and
+a process that used them can still ``fork``.
 
-The rules are the reference engine's, ported to arrays in :mod:`euchre_env.compiled` (compiled with Numba once
-per install and cached on disk, announced on stderr; the times are in docs/vector.md#compilation) and proven
-equal by a differential test against the engine and its observers. :attr:`VectorEuchre.engine` hands the live
-state, tables and buffers to compiled readers and drivers of the games (one :class:`Engine`).
+The rules are the reference engine's, ported to C in :mod:`euchre_env.compiled` (the batch kernels of
+``compiled/c/core.c``, built when the package is installed) and proven equal to the engine and its observers by
+tests/differential/test_vector_euchre_vs_engine.py. :attr:`VectorEuchre.engine` hands the live state, tables and
+buffers to compiled readers and drivers of the games (one :class:`Engine`).
 """
 
 from __future__ import annotations
@@ -48,14 +49,12 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import numba
 import numpy as np
 
-from euchre_env.compiled import batch
 from euchre_env.compiled import layout as K
-from euchre_env.compiled.builds import SLICES_PER_THREAD, FastCall, start_thread_pool
-from euchre_env.compiled.deal import shuffled_deals
-from euchre_env.compiled.layout import DealBuffers, Episodes, GameArrays, HandEnds, Scratch, Tables
+from euchre_env.compiled.batch import core
+from euchre_env.compiled.layout import DealBuffers, Episodes, GameArrays, Tables
+from euchre_env.compiled.native import default_threads, run_slices
 from euchre_env.compiled.seeding import reseed
 from euchre_env.compiled.tables import KernelTables, hand_result, kernel_tables
 from euchre_env.envs.episodes import AUTO, REWARDS, check_episode_args, check_reset_options
@@ -81,17 +80,18 @@ class Engine:
     ``arrays`` and the buffers are the live ones, not copies: they change with every step and are read-only (writing
     to them corrupts the games), except to a compiled driver that plays the games with the engine's own kernels
     (the single-seat whole step, :mod:`euchre_env.envs.whole_step`): it must leave each game as
-    :meth:`VectorEuchre.step_games` would, and a hand that ends as the env's ends of hands leave it
-    (``compiled.batch.hand_outcome``, ``compiled.deal.stream_uniforms`` then ``deal_on``)."""
+    :meth:`VectorEuchre.step_games` would, and a hand that ends as the env's ends of hands leave it (``engine.h``'s
+    ``hand_outcome``, ``stream_uniforms`` then ``deal_on``, as ``compiled._core.Batch.deal_on_games`` does)."""
 
     arrays: GameArrays  # the games' state (layout: euchre_env.compiled.layout)
     tables: Tables  # the tables of the env's rules and observation, as the kernels take them
     kernel_tables: KernelTables  # the same with their sizes and maps (raw_size, to_canonical, ...)
     obs: np.ndarray  # float32 [num_envs, obs_size]: the step's observations
     mask: np.ndarray  # bool [num_envs, num_actions]: the step's masks
-    raw: np.ndarray  # float32 [slices, ...]: the observer's scratch, a row per slice (a driver sizes its own as wide)
     deals: DealBuffers  # the pack, each game's deal scratch and its stream of uniforms
     episodes: Episodes  # the env's episode, reward and observation options, as numbers
+    batch: Any  # compiled._core.Batch: the batch kernels over the arrays, tables, deals and episodes above
+    slices: int  # the slices (threads) the env runs a batch in
 
 
 class VectorEuchre:
@@ -114,14 +114,8 @@ class VectorEuchre:
         if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
             raise ValueError(f"'threads' must be a positive int or None (every core), got {threads!r}")
         self.threads = threads
-        serial = threads == 1
-        # Each kernel through the machine code of its first call (builds.FastCall: no typing of the bundles at
-        # every call); every argument below is the env's own buffer or made C-ordered of a fixed dtype first.
-        self._observe_games = FastCall(batch.observe_games_serial if serial else batch.observe_games)
-        self._step_all = FastCall(batch.step_all_serial if serial else batch.step_all)
-        self._step_games = FastCall(batch.step_games_serial if serial else batch.step_games)
-        self._start_hands = FastCall(batch.start_hands_serial if serial else batch.start_hands)
-        self._end_hands_kernel = FastCall(batch.end_hands_serial if serial else batch.end_hands)
+        # the slices of games a batch is cut into, each a call on its own thread (native.run_slices)
+        self.slices = 1 if threads == 1 else threads or default_threads()
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"'num_envs' must be a positive int, got {num_envs!r}")
         check_choice("observation", observation, VECTOR_OBSERVATIONS)
@@ -149,20 +143,18 @@ class VectorEuchre:
         self._calls = np.full((n, self._tables.rounds, NUM_SEATS), -1, np.int16)
         self._obs = np.zeros((n, self.obs_size), np.float32)
         self._mask = np.zeros((n, self.num_actions), np.bool_)
-        # The kernels' scratch: one encoding row per slice of a batch (compiled.batch._step_all).
-        slices = 1 if serial else SLICES_PER_THREAD * numba.config.NUMBA_NUM_THREADS
-        self._raw = np.zeros((slices, self._tables.raw_size + self.num_actions), np.float32)
         extra = r.is_bid and r.joker  # Bid Euchre with the joker: the dealer takes the 25th card
         self._order = np.zeros((n, len(self._pack)), np.int16)  # each game's shuffled pack (scratch)
         self._deal = np.zeros((n, NUM_SEATS, r.hand_size + extra), np.int16)  # each game's deal (scratch)
-        self._streams = np.zeros(n, np.uint64)  # each game's uniforms for its next deals (kernels.stream_uniforms)
-        self._uniforms = np.zeros((slices, len(self._pack) + 1), np.float64)  # a slice's draws for a deal (scratch)
-        # The kernels' arguments, bundled once (the arrays above are never replaced, except _obs: swap_observations).
+        self._streams = np.zeros(n, np.uint64)  # each game's stream of uniforms for its next deals (splitmix64)
+        # The kernels' arguments, bundled once (the arrays above are never replaced, except _obs: swap_observations,
+        # which is why the observations and masks go with each call).
         self._arrays = GameArrays(self._st, self._hands, self._dealt, self._tc, self._ts, self._calls)
         self._k = self._tables.kernel
         self._deals = DealBuffers(self._pack, self._order, self._deal, self._streams)
-        self._scratch = Scratch(self._raw, self._uniforms)
         self._episodes = Episodes(episode == "hand", int(self.max_hands or 0), reward == "win", observation != "none")
+        # the C kernels over them: their views taken once, each step parses only its own arguments
+        self._batch = core.Batch(self._arrays, self._k, self._deals, self._episodes)
         self._started = False
 
     # ------------------------------------------------------------------ public API
@@ -175,7 +167,6 @@ class VectorEuchre:
               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Start a new episode in every game: ``(obs, mask, seat)``. ``seed`` reseeds the deals."""
         deals = self._check_reset_options(options)  # everything is checked before anything changes
-        self.use_threads()
         if seed is not None:
             self._rng = reseed(self._rng, seed)  # default_rng(seed)'s state, set in place (compiled/seeding.py)
         everyone = np.arange(self.num_envs)
@@ -189,7 +180,7 @@ class VectorEuchre:
             st[:, K.DEALER] = [d["dealer"] for d in deals]
             cards, upcards = self._deal_arrays(deals)
         self._streams[:] = self._rng.bit_generator.random_raw(self.num_envs)  # the deals after these
-        self._start(everyone, cards, upcards)  # the first reset of a process loads (or compiles) the kernels
+        self._start(everyone, cards, upcards)
         self._started = True
         self._observe(everyone)
         return self._out(self._obs), self._out(self._mask), st[:, K.CUR].astype(np.int64)
@@ -199,10 +190,9 @@ class VectorEuchre:
         if not self._started:
             raise ValueError("step() before reset()")
         actions = self.check_actions(actions)
-        self.use_threads()
         ended = np.zeros(self.num_envs, np.bool_)
-        self._step_all(self._arrays, actions, ended, self._obs, self._mask, self._raw, self._k,
-                       self._episodes.with_obs)
+        run_slices(self._batch.step_all, self.num_envs, self.slices, actions, ended, self._obs, self._mask,
+                   self._episodes.with_obs)
         return self._after_step(np.flatnonzero(ended), self._every_seat)
 
     def _after_step(self, finished: np.ndarray, final_seats: np.ndarray
@@ -233,8 +223,8 @@ class VectorEuchre:
         if not self._started:
             raise ValueError("sample_legal() before reset()")
         out = np.empty(self.num_envs, np.int64)
-        pick = batch.random_actions_serial if self.threads == 1 else batch.random_actions
-        pick(self._mask, (self._rng if rng is None else rng).random(self.num_envs), out)
+        u = (self._rng if rng is None else rng).random(self.num_envs)
+        run_slices(core.random_actions, self.num_envs, self.slices, self._mask, u, out)
         return out
 
     def step_games(self, games: Any, actions: Any, observe: np.ndarray
@@ -263,13 +253,15 @@ class VectorEuchre:
                              f"of shape {a.shape} and dtype {a.dtype}")
         a = np.ascontiguousarray(a, np.int64)
         observe = np.ascontiguousarray(observe, np.bool_)
-        i = batch.first_illegal(self._mask[games], a)
+        if observe.shape != (self.num_envs, NUM_SEATS):
+            raise ValueError(f"observe must be a bool array of shape ({self.num_envs}, {NUM_SEATS}), got "
+                             f"{observe.shape}")
+        i = core.first_illegal(self._mask[games], a)
         if i >= 0:
             self._raise_illegal(int(games[i]), int(a[i]))
-        self.use_threads()
         ended = np.zeros(games.size, np.bool_)
-        self._step_games(self._arrays, games, a, ended, observe, self._obs, self._mask, self._raw, self._k,
-                         self._episodes.with_obs)
+        run_slices(self._batch.step_games, games.size, self.slices, games, a, ended, observe, self._obs, self._mask,
+                   self._episodes.with_obs)
         return self._after_step(games[ended], observe)
 
     def seats(self) -> np.ndarray:
@@ -348,8 +340,8 @@ class VectorEuchre:
     def engine(self) -> Engine:
         """The games as compiled code reads and drives them: the live state, the tables, the step's buffers and the
         deal buffers, in one :class:`Engine` (see there what may be written)."""
-        return Engine(self._arrays, self._k, self._tables, self._obs, self._mask, self._raw, self._deals,
-                      self._episodes)
+        return Engine(self._arrays, self._k, self._tables, self._obs, self._mask, self._deals, self._episodes,
+                      self._batch, self.slices)
 
     # ------------------------------------------------------------------ checks
     def _check_reset_options(self, options: Any) -> list[dict[str, Any]] | None:
@@ -377,7 +369,7 @@ class VectorEuchre:
             raise ValueError(f"actions must be {self.num_envs} integer action ids (one per game), got an array of "
                              f"shape {a.shape} and dtype {a.dtype}")
         a = np.ascontiguousarray(a, np.int64)
-        g = batch.first_illegal(self._mask, a)
+        g = core.first_illegal(self._mask, a)
         if g >= 0:
             self._raise_illegal(g, int(a[g]))
         return a
@@ -398,14 +390,9 @@ class VectorEuchre:
 
     def _observe(self, games: np.ndarray) -> None:
         """The observation and mask of ``games`` (the others' are already written by the step)."""
-        self._observe_games(self._arrays, games, self._obs, self._mask, self._raw, self._k, self._episodes.with_obs)
-
-    def use_threads(self) -> None:
-        """Numba's pool started and sized for this env's ``threads`` (nothing for one thread): called before a
-        parallel kernel runs on its games, here and by the twins of agents that have parallel builds."""
-        if self.threads != 1:  # the parallel kernels (see euchre_env.compiled.builds on what they cost)
-            start_thread_pool()
-            numba.set_num_threads(min(self.threads or numba.config.NUMBA_NUM_THREADS, numba.config.NUMBA_NUM_THREADS))
+        games = np.ascontiguousarray(games, np.int64)
+        run_slices(self._batch.observe_games, games.size, self.slices, games, self._obs, self._mask,
+                   self._episodes.with_obs)
 
     def _random_deals(self, dealers: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Shuffled deals (``deals.random_deal``'s layout: blocks from the dealer's left, then the up-card)."""
@@ -414,8 +401,8 @@ class VectorEuchre:
         extra = r.is_bid and r.joker  # Bid Euchre with the joker: the dealer takes the 25th card
         cards = np.full((k, NUM_SEATS, r.hand_size + extra), -1, np.int16)
         upcards = np.empty(k, np.int32)
-        shuffled_deals(self._rng.random((k, len(self._pack))), self._pack, dealers.astype(np.int64), r.hand_size,
-                         extra, r.is_bid, cards, upcards)
+        core.shuffled_deals(self._rng.random((k, len(self._pack))), self._pack, dealers.astype(np.int64),
+                            r.hand_size, extra, r.is_bid, cards, upcards)
         return cards, upcards
 
     def _deal_arrays(self, deals: list[dict[str, Any]]) -> tuple[np.ndarray, np.ndarray]:
@@ -428,21 +415,22 @@ class VectorEuchre:
         return cards, upcards
 
     def _start(self, games: np.ndarray, cards: np.ndarray, upcards: np.ndarray) -> None:
-        self._start_hands(self._arrays, games.astype(np.int64), cards, upcards, self._k)
+        run_slices(self._batch.start_hands, games.size, self.slices, games.astype(np.int64), cards, upcards)
 
     def _end_hands(self, games: np.ndarray, rewards: np.ndarray, done: np.ndarray, truncated: np.ndarray,
                    info: dict, final_seats: np.ndarray) -> None:
         """The hands of ``games`` ended: rewards, episode ends, the final observations of the seats
         ``final_seats[g]`` marks (zeros for the others), then every one deals on (the next hand, or a new game, its
-        first seat to act observed if ``final_seats`` marks it), in one compiled pass
-        (``compiled.batch.end_hands``)."""
+        first seat to act observed if ``final_seats`` marks it): the rewards and episode ends in one compiled pass
+        over the games in order (``Batch.hand_ends``: the final observations' slots count the episodes ended
+        before), then the final observations and the next deals in slices (``Batch.deal_on_games``)."""
         info["hand_result"] = _HandResults(self, games)  # snapshots the results before the next deal
         k = games.size
         slot = np.empty(k, np.int64)
         final = np.zeros((k, NUM_SEATS, self.obs_size), np.float32)  # calloc: untouched rows cost nothing
-        self._end_hands_kernel(self._arrays, games, self._deals, self._scratch, self._episodes,
-                               HandEnds(rewards, done, truncated, slot, final), final_seats, self._obs, self._mask,
-                               self._k)
+        games = np.ascontiguousarray(games, np.int64)
+        self._batch.hand_ends(games, rewards, done, truncated, slot)
+        run_slices(self._batch.deal_on_games, k, self.slices, games, slot, final, final_seats, self._obs, self._mask)
         ended = slot >= 0
         info["final_index"] = games[ended]
         info["final_observation"] = final[:int(ended.sum())]

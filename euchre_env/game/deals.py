@@ -45,7 +45,7 @@ def scripted_deal(dealer: int, hands: list[list[int]], upcard: int | None = None
 def deal_from_order(rules: Rules, cards: list[int], dealer: int) -> dict[str, Any]:
     """The deal of the whole pack in the order ``cards``: a block of cards to each seat from the dealer's
     left, with the Bid Euchre joker the next card to the dealer, then the up-card (turn-up family); the rest
-    is the kitty. (``compiled.kernels.shuffled_deals`` lays out its deals the same way; a test checks it.)"""
+    is the kitty. (``compiled._core.shuffled_deals`` lays out its deals the same way; a test checks it.)"""
     hands: list[list[int]] = [[], [], [], []]
     seat, start, size = dealer, 0, rules.hand_size
     for _ in range(NUM_SEATS):

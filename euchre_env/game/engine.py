@@ -17,8 +17,8 @@ not a transition lives elsewhere: deals and starting scores in :mod:`euchre_env.
 points, game end and rubber points in :mod:`euchre_env.game.scoring`, seat arithmetic in
 :mod:`euchre_env.game.seats`.
 
-Compiled twin: :mod:`euchre_env.compiled.kernels` ports every method of ``GameState`` to arrays of games
-(``start_hand``, ``legal_mask``, ``apply``, ``_finish_hand``; the deals ``shuffled_deals`` / ``deal_on``), stepped by
+Compiled twin: ``euchre_env/compiled/c/engine.h`` ports every method of ``GameState`` to arrays of games
+(``start_hand``, ``legal_mask``, ``apply``, ``finish_hand``; the deals ``lay_out`` / ``deal_on``), stepped by
 :class:`~euchre_env.envs.vector.VectorEuchre` and, one game at a time, by
 :class:`~euchre_env.compiled.game.CompiledGame`. Proven equal by tests/differential/test_vector_euchre_vs_engine.py
 and tests/differential/test_compiled_game_vs_engine.py (both play through tests/differential/kernels_vs_engine.py);

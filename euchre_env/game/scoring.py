@@ -5,8 +5,8 @@ calls them when a hand ends, and search agents and the envs use the same ones (a
 reward is :func:`hand_reward` everywhere). :func:`typed_hand_result` is a hand's result as the Gymnasium envs'
 infos give it.
 
-Compiled twin: ``euchre_env.compiled.kernels._score_hand``, ``_game_winner``, ``_finish_hand`` and
-``hand_outcome`` (a hand's points, the end of a game and of a rubber, the reward). Proven equal by
+Compiled twin: ``score_hand``, ``game_winner``, ``finish_hand`` and ``hand_outcome`` of
+``euchre_env/compiled/c/engine.h`` (a hand's points, the end of a game and of a rubber, the reward). Proven equal by
 tests/differential/test_vector_euchre_vs_engine.py and tests/differential/test_compiled_game_vs_engine.py (rewards,
 hand results and episode ends at every hand's end).
 """

@@ -11,10 +11,11 @@ bearing on the current one.
 exist depends on the rules (no ``upcard`` in Bid Euchre, no ``defend`` without
 defend-alone, ...). docs/environment.md lists them for each preset.
 
-Compiled twin: ``euchre_env.compiled.kernels.encode`` (many games: ``observe_games``; the AEC env's game:
-``game_encode_seats``; the non-zero entries alone: ``observe_games_sparse``). Proven equal by
-tests/differential/test_vector_euchre_vs_engine.py and tests/differential/test_compiled_game_vs_engine.py (every
-decision's observation and mask), the entries by tests/differential/test_observe_sparse_vs_observe_dense.py.
+Compiled twin: ``encode`` of ``euchre_env/compiled/c/engine.h`` (many games: ``compiled._core.Batch.observe_games``;
+the AEC env's game: ``compiled._core.Game.encode_seats``; the non-zero entries alone:
+``Batch.observe_games_sparse``). Proven equal by tests/differential/test_vector_euchre_vs_engine.py and
+tests/differential/test_compiled_game_vs_engine.py (every decision's observation and mask), the entries by
+tests/differential/test_observe_sparse_vs_observe_dense.py.
 """
 
 from __future__ import annotations

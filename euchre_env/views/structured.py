@@ -56,10 +56,10 @@ docs/environment.md), then ``current_trick 663+96``, ``led_suit 759+4``, ``winni
 information state of the seat (the ``tricks`` block keeps every trick by number), up to the
 colour-preserving relabellings.
 
-Compiled twin: ``euchre_env.compiled.kernels.choose_frame``, ``canonical`` and ``in_frame`` after ``encode`` (the
-frame and the encoding), over the frames and layouts of ``euchre_env.compiled.tables.kernel_tables``. Proven equal by
-tests/differential/test_vector_euchre_vs_engine.py and tests/differential/test_compiled_game_vs_engine.py with
-``observation="structured"``.
+Compiled twin: ``choose_frame``, ``canonical`` and ``in_frame`` after ``encode`` in
+``euchre_env/compiled/c/engine.h`` (the frame and the encoding), over the frames and layouts of
+``euchre_env.compiled.tables.kernel_tables``. Proven equal by tests/differential/test_vector_euchre_vs_engine.py and
+tests/differential/test_compiled_game_vs_engine.py with ``observation="structured"``.
 """
 
 from __future__ import annotations

@@ -1,18 +1,55 @@
 """The one-pass tanh and bfloat16 kernels compute what torch computes (agents/neural/cpu_kernels.py), and the networks'
-fused order of work (the first layer's tanh in its gather, bfloat16 activations) gives the unfused numbers."""
+fused order of work (the first layer's tanh in its gather, bfloat16 activations) gives the unfused numbers.
+
+The C extension holds its float kernels twice (for any CPU, and for AVX2 with FMA): the tests of what they compute
+run on each copy this CPU can run (the ``isa`` fixture)."""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
 import torch.nn.functional as F  # noqa: E402
-from numba import njit  # noqa: E402
 
-from euchre_env.agents.neural.cpu_kernels import bfloat16_bits, bits, from_bits, tanh, tanh_grad  # noqa: E402
-from euchre_env.agents.neural.network import ActorCritic, matmul_precision  # noqa: E402
+from euchre_env.agents.neural import _kernels  # noqa: E402
+from euchre_env.agents.neural.cpu_kernels import (  # noqa: E402
+    bfloat16_bits,
+    bits,
+    from_bits,
+    sample_rows,
+    tanh,
+    tanh_grad,
+    tanh_grad_rows,
+    tanh_rows,
+)
+from euchre_env.agents.neural.network import ActorCritic, matmul_precision, sample_actions  # noqa: E402
 from euchre_env.agents.neural.sparse_input import SparseInputLinear, SparseRows  # noqa: E402
+
+
+def _runnable_copies() -> list[str]:
+    best = _kernels.isa()
+    copies = ["generic"]
+    try:
+        _kernels.set_isa("avx2")
+        copies.append("avx2")
+    except ValueError:  # not this CPU's (or not this build's)
+        pass
+    _kernels.set_isa(best)
+    return copies
+
+
+COPIES = _runnable_copies()
+
+
+@pytest.fixture(params=COPIES)
+def isa(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Runs a test on one copy of the float kernels, then puts back the one picked at import."""
+    previous = _kernels.set_isa(request.param)
+    yield request.param
+    _kernels.set_isa(previous)
 
 
 def _special() -> torch.Tensor:
@@ -20,7 +57,7 @@ def _special() -> torch.Tensor:
     return torch.tensor([values], dtype=torch.float32)
 
 
-def test_tanh_equals_torch_on_float32_and_bfloat16() -> None:
+def test_tanh_equals_torch_on_float32_and_bfloat16(isa: str) -> None:
     x = torch.cat([torch.linspace(-12, 12, 4096), torch.randn(4096, generator=torch.Generator().manual_seed(0))])
     x = x.reshape(32, 256)
     torch.testing.assert_close(tanh(x), torch.tanh(x), rtol=0, atol=2.5e-7)
@@ -33,19 +70,12 @@ def test_tanh_equals_torch_on_float32_and_bfloat16() -> None:
     assert tanh(x[0]).shape == x[0].shape and tanh(x.reshape(4, 8, 256)).shape == (4, 8, 256)
 
 
-@njit
-def _round_all(x: np.ndarray, out: np.ndarray) -> None:
-    for i in range(x.size):
-        out[i] = bfloat16_bits(x[i])
-
-
-def test_bfloat16_bits_round_as_torch_does() -> None:
+def test_bfloat16_bits_round_as_torch_does(isa: str) -> None:
     g = torch.Generator().manual_seed(1)
     scaled = torch.randn(64, 256, generator=g) * 10.0 ** torch.randint(-40, 38, (64, 1), generator=g)
     ties = (torch.arange(4096, dtype=torch.int32) * 65536 + 32768).view(torch.float32)  # halfway between two
     x = torch.cat([scaled.flatten(), ties, _special().flatten()])
-    out = np.empty(x.numel(), np.uint16)
-    _round_all(x.numpy(), out)
+    out = bfloat16_bits(x.numpy())
     expected = bits(x.to(torch.bfloat16))
     nan = np.isnan(x.numpy())
     assert np.array_equal(out[~nan], expected[~nan])
@@ -53,7 +83,7 @@ def test_bfloat16_bits_round_as_torch_does() -> None:
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
-def test_tanh_gradient_equals_torch(dtype: torch.dtype) -> None:
+def test_tanh_gradient_equals_torch(dtype: torch.dtype, isa: str) -> None:
     g = torch.Generator().manual_seed(2)
     x = (torch.randn(300, 64, generator=g) * 2).to(dtype).requires_grad_(True)
     grad = torch.randn(300, 64, generator=g).to(dtype)
@@ -68,7 +98,7 @@ def test_tanh_gradient_equals_torch(dtype: torch.dtype) -> None:
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
-def test_the_first_layer_with_its_tanh_equals_the_two_apart(dtype: torch.dtype) -> None:
+def test_the_first_layer_with_its_tanh_equals_the_two_apart(dtype: torch.dtype, isa: str) -> None:
     g = torch.Generator().manual_seed(3)
     x = (torch.rand(1000, 300, generator=g) < 0.06).float()
     layer = SparseInputLinear(300, 64)
@@ -129,8 +159,8 @@ def test_the_fused_network_gives_the_unfused_numbers(precision: str) -> None:
     np.testing.assert_array_equal(np.isfinite(logits.detach().numpy()), True)
 
 
-def test_sampled_actions_follow_the_softmax_and_carry_its_log_probabilities() -> None:
-    from euchre_env.agents.neural.network import ILLEGAL_LOGIT, sample_actions
+def test_sampled_actions_follow_the_softmax_and_carry_its_log_probabilities(isa: str) -> None:
+    from euchre_env.agents.neural.network import ILLEGAL_LOGIT
 
     g = torch.Generator().manual_seed(6)
     logits = torch.tensor([[2.0, 0.0, -1.0, 5.0, 0.5]]).repeat(40_000, 1)
@@ -149,3 +179,71 @@ def test_sampled_actions_follow_the_softmax_and_carry_its_log_probabilities() ->
     bad[1, 2] = float("nan")
     with pytest.raises(ValueError, match="row 1 of the logits holds a NaN"):
         sample_actions(bad, g)
+
+
+def test_the_copies_agree_where_their_arithmetic_is_the_same() -> None:
+    """The rounding to bfloat16, tanh's gradient (one fused multiply-add, as torch's) and the sampler (each operation
+    rounded apart) give the same bits on both copies; tanh's polynomial is fused on the AVX2 copy only (within 2e-7)."""
+    if len(COPIES) < 2:
+        pytest.skip("this CPU runs one copy of the kernels")
+    g = torch.Generator().manual_seed(7)
+    x = (torch.randn(257, 300, generator=g) * 4).numpy()
+    y = np.tanh(x)
+    grad = torch.randn(257, 300, generator=g).numpy()
+    logits = (torch.randn(500, 33, generator=g) * 4).numpy()
+    logits[:, 20:] = -1e9
+    uniforms = torch.rand(500, generator=g, dtype=torch.float64).numpy()
+    results = []
+    for copy in COPIES:
+        previous = _kernels.set_isa(copy)
+        try:
+            t, grads, low = np.empty_like(x), np.empty_like(x), np.empty(x.shape, np.uint16)
+            tanh_rows(0, x, t, None)
+            tanh_grad_rows(0, grad, y, grads, None)
+            tanh_grad_rows(0, grad, y, None, low)
+            actions, log_probs = np.empty(500, np.int64), np.empty(500, np.float32)
+            sample_rows(0, logits, uniforms, actions, log_probs)
+            results.append((t, grads, low, bfloat16_bits(x), actions, log_probs))
+        finally:
+            _kernels.set_isa(previous)
+    (t0, *exact0), (t1, *exact1) = results
+    np.testing.assert_allclose(t0, t1, rtol=0, atol=2.5e-7)
+    for a, b in zip(exact0, exact1):
+        assert a.tobytes() == b.tobytes()
+
+
+def test_large_batches_on_more_threads_give_the_same_bits() -> None:
+    """Above PARALLEL_WORK a kernel's rows are cut into slices on torch's threads; each row is computed whole by one."""
+    g = torch.Generator().manual_seed(8)
+    x = torch.randn(4096, 256, generator=g) * 3
+    grad = torch.randn(4096, 256, generator=g)
+    logits = torch.randn(4096, 40, generator=g) * 4
+    saved, results = torch.get_num_threads(), []
+    try:
+        for threads in (1, 2, 3):
+            torch.set_num_threads(threads)
+            y = tanh(x)
+            low = tanh(x.to(torch.bfloat16))
+            drawn = sample_actions(logits, torch.Generator().manual_seed(9))
+            results.append((y, low.view(torch.int16), tanh_grad(grad, y), tanh_grad(grad, y, torch.bfloat16).float(),
+                            *drawn))
+    finally:
+        torch.set_num_threads(saved)
+    for other in results[1:]:
+        for a, b in zip(results[0], other):
+            assert torch.equal(a, b)
+
+
+def test_a_wrong_array_is_one_clear_error() -> None:
+    x = np.zeros((4, 8), np.float32)
+    with pytest.raises(ValueError, match="tanh_rows: pre must be a C-contiguous float32 or uint16 array of 2 dim"):
+        tanh_rows(0, x.astype(np.float64), x, None)
+    with pytest.raises(ValueError, match="tanh_rows: y must be a C-contiguous, writable float32 array"):
+        tanh_rows(0, x, np.zeros((8, 4), np.float32).T, None)
+    with pytest.raises(ValueError, match="tanh_rows: pre, y and low must have one shape"):
+        tanh_rows(0, x, np.zeros((4, 9), np.float32), None)
+    with pytest.raises(ValueError, match="sample_rows: actions must be a C-contiguous, writable int64 array"):
+        sample_rows(0, x, np.zeros(4), np.zeros(4, np.int32), np.zeros(4, np.float32))
+    rows = SparseRows(np.array([0, 2], np.int64), np.array([1, 300], np.int32), np.ones(2, np.float32), 300)
+    with pytest.raises(IndexError, match=r"gather_rows: row 0's entries are not within 0\.\.300 columns"):
+        SparseInputLinear(300, 4)(rows)

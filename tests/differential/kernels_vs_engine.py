@@ -1,7 +1,8 @@
 """Differential play: the compiled core against the reference engine and the env's observers, step by step.
 
-Two consumers of :mod:`euchre_env.compiled.kernels` are checked: ``VectorEuchre`` (:func:`play`, many games at
-once) and the AEC env ``raw_env``, which steps its one game on the same kernels (:func:`play_env`). Both sides
+Two consumers of the compiled core (C: ``euchre_env/compiled/c/engine.h``) are checked: ``VectorEuchre`` (:func:`play`,
+many games at once, ``compiled._core.Batch``) and the AEC env ``raw_env``, which steps its one game on the same rules
+(:func:`play_env`, ``compiled._core.Game``). Both sides
 play the same deals (each reference game is dealt the compiled side's ``current_deal`` at every hand) and the
 same uniformly random legal actions; at every decision the seat to act, the observation and the mask must be
 identical, and at every hand's end the rewards, the hand result, the episode's end and the four final

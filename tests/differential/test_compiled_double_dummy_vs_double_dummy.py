@@ -4,13 +4,12 @@ Random positions (seeded) of every preset and its deck variants (the joker, the 
 of cards left in the hands, with 0 to 3 cards of the trick already played, with everybody in, a lone maker, and
 a lone maker against a lone defender. The compiled solvers are shared across the positions of a rule set (their
 transposition table carries over, as PIMC uses them), one of them with a 16-slot table so that entries are
-replaced all the time. Where the compiled solver does not apply (the double deck, ``max_tricks``, the reference
-engine chosen) it says so and PIMC keeps the Python solver.
+replaced all the time. Where the compiled solver does not apply (the double deck, ``max_tricks``, the extension not
+built) it says so and PIMC keeps the Python solver; bad input to the C extension is refused with a Python exception.
 """
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 import pytest
 
@@ -124,19 +123,31 @@ def test_where_the_compiled_solver_does_not_apply_callers_keep_the_python_solver
         solver.value(hands, 0, 0, max_tricks=1)
     agent = pimc.PIMCAgent(seed=0, worlds=2)
     assert isinstance(agent._solver(double, 0), DoubleDummy)  # the double deck: the Python solver
-    assert isinstance(agent._solver(knock, 0), CompiledDoubleDummy)  # EUCHRE_ENV_ENGINE=compiled (tests/conftest.py)
-    monkeypatch.setenv("EUCHRE_ENV_ENGINE", "reference")
+    assert isinstance(agent._solver(knock, 0), CompiledDoubleDummy)  # the extension is built (pip install)
+    monkeypatch.setattr(double_dummy_compiled, "_built", lambda: False)  # installed without a C compiler
     agent = pimc.PIMCAgent(seed=0, worlds=2)
     assert type(agent._solver(knock, 0)) is DoubleDummy
 
 
-@pytest.mark.skipif(numba.config.DISABLE_JIT, reason="the kernels run as Python functions")
-def test_the_recursive_kernel_is_compiled_once():
-    """A second version of the recursive search (a literal or another integer type in a call) would crash when
-    loaded from Numba's disk cache (numba#6061): every caller passes the same types. (Where the entry kernels were
-    loaded from the cache, the search inside them has no version of its own in this process: 0.)"""
-    double_dummy_compiled.warm()
-    test_compiled_solver_gives_the_reference_values("knock", {})
-    assert len(double_dummy_compiled._card_values.signatures) == 1
-    assert len(double_dummy_compiled._boundary_value.signatures) == 1
-    assert len(double_dummy_compiled._node.signatures) <= 1
+def test_the_extension_refuses_bad_input_in_one_python_exception():
+    """Arrays of the wrong type or size, cards past the deck's bits, seats out of range: ValueError, no crash."""
+    knock = Rules.preset("knock").deck_spec
+    solver = CompiledDoubleDummy(knock, 0, table_bits=4)
+    native = solver._solver
+    cfg = solver._settings(0, (False,) * NUM_SEATS)
+    hands = (0b11, 0b1100, 0b110000, 0b11000000)
+    assert native.boundary_value(cfg, hands, 0, -1, 3) in (0, 1, 2)  # well-formed: two tricks to play
+    for bad_cfg in (cfg.astype(np.int32), cfg[:5], cfg.reshape(1, -1), np.full_like(cfg, 7)):
+        with pytest.raises(ValueError):
+            native.boundary_value(bad_cfg, hands, 0, -1, 3)
+    for bad_hands in ((1 << 62, 0, 0, 0), (-1, 0, 0, 0), (1, 2, 4)):
+        with pytest.raises((ValueError, TypeError)):
+            native.boundary_value(cfg, bad_hands, 0, -1, 3)
+    with pytest.raises(ValueError):
+        native.boundary_value(cfg, hands, 4, -1, 3)
+    with pytest.raises(ValueError):
+        native.card_values(cfg, hands, 0, (70,), (1,))
+    with pytest.raises(ValueError):
+        type(native)(solver.tab[:10], 4)
+    with pytest.raises(ValueError):
+        type(native)(solver.tab, 40)

@@ -58,14 +58,14 @@ def _splitmix64(state: int, count: int) -> tuple[list[float], int]:
 
 def test_each_games_stream_of_uniforms_is_splitmix64():
     """The deals after a vector env's first are shuffled with uniforms from each game's own stream."""
-    from euchre_env.compiled.kernels import stream_uniforms
+    from euchre_env.compiled.batch import core
 
     streams = np.array([0, 1, 2**64 - 1, 0x0123456789ABCDEF], np.uint64)
     for g in range(streams.size):
         start = int(streams[g])
         for _ in range(3):  # the state moves on: three draws of 25 follow one another
             out = np.empty(25)
-            stream_uniforms(streams, g, out)
+            core.stream_uniforms(streams, g, out)
             want, start = _splitmix64(start, 25)
             assert out.tolist() == want and int(streams[g]) == start
             assert ((out >= 0) & (out < 1)).all()

@@ -18,6 +18,8 @@ CI compares ``DECISIONS`` decisions per rule set; the full run (the module docst
 from __future__ import annotations
 
 import argparse
+import ctypes
+import gc
 import sys
 import time
 from collections import Counter
@@ -28,7 +30,7 @@ import pytest
 
 from euchre_env.agents.rule_based import compiled as rule_based_vector
 from euchre_env.agents.rule_based.agent import RuleBasedAgent
-from euchre_env.agents.rule_based.compiled import RuleBasedVector, supports
+from euchre_env.agents.rule_based.compiled import RuleBasedBatchPolicy, RuleBasedVector, supports
 from euchre_env.compiled import kernels as K
 from euchre_env.envs.vector import VectorEuchre
 from euchre_env.game.engine import GameState
@@ -132,7 +134,7 @@ def test_the_check_catches_a_wrong_choice(monkeypatch):
     def another_card(self, games):
         out = actions(self, games)
         for i, g in enumerate(games):
-            legal = np.flatnonzero(self._mask[g])
+            legal = np.flatnonzero(self.venv.engine.mask[g])  # observation "none": the absolute legal ids
             if self.venv.engine.arrays.st[g, K.PH] == Phase.PLAY and len(legal) > 1:
                 out[i] = legal[legal != out[i]][0]
                 break
@@ -169,7 +171,7 @@ def test_games_are_checked_and_answered_in_order():
 
 @pytest.mark.parametrize("name", ["knock", "bid"])
 def test_the_parallel_build_answers_as_the_serial_one(name):
-    """A vector env on several threads decides in slices (decide_games_parallel): the same answers, game for game."""
+    """A vector env on several threads decides in slices, a thread each: the same answers, game for game."""
     serial = VectorEuchre(name, num_envs=600, seed=5, observation="none")
     parallel = VectorEuchre(name, num_envs=600, seed=5, observation="none", threads=2)
     one, many = RuleBasedVector(serial), RuleBasedVector(parallel)
@@ -183,6 +185,44 @@ def test_the_parallel_build_answers_as_the_serial_one(name):
         assert one.actions(games).tolist() == many.actions(games).tolist() == a[games].tolist()
         serial.step(serial.to_canonical_batch(np.arange(600), a))
         parallel.step(parallel.to_canonical_batch(np.arange(600), b))
+
+
+def test_the_capsule_decides_as_the_batch_and_keeps_its_policy_alive():
+    """The env's whole step calls the decision through ``RuleBasedDecision.capsule`` (engine.h's ``Decision`` in a
+    capsule named ``DECISION_CAPSULE``): called here through ctypes, game by game, it answers as ``actions()``, also
+    once every other reference to its policy is gone (the capsule holds it)."""
+    venv = VectorEuchre("bid", num_envs=64, seed=7, observation="none")
+    venv.reset()
+    twin = RuleBasedVector(venv)
+    decision = RuleBasedBatchPolicy(venv).compiled_decision()
+    assert decision.slices == 1 and decision.name == "rules"
+    capsule = decision.capsule
+    del decision
+    gc.collect()
+    name = b"euchre_env.decision"
+    get = ctypes.pythonapi.PyCapsule_GetPointer
+    get.restype, get.argtypes = ctypes.c_void_p, [ctypes.py_object, ctypes.c_char_p]
+    decide_fn = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p, ctypes.c_int64,
+                                 ctypes.c_void_p)
+
+    class Decision(ctypes.Structure):
+        _fields_ = [("decide", decide_fn), ("policy", ctypes.c_void_p)]
+
+    class Games(ctypes.Structure):  # engine.h's Games
+        _fields_ = [*((f, ctypes.c_void_p) for f in ("st", "hands", "dealt", "tc", "ts", "calls")),
+                    *((f, ctypes.c_int64) for f in ("n", "nids", "tricks", "rounds"))]
+
+    d = Decision.from_address(get(capsule, name))
+    rng = np.random.default_rng(7)
+    for _ in range(80):
+        a = venv.engine.arrays
+        games = Games(*(x.ctypes.data for x in a), a.st.shape[0], a.hands.shape[2], a.tc.shape[1], a.calls.shape[1])
+        masks = np.ascontiguousarray(venv.engine.mask, np.uint8)  # observation "none": the absolute legal ids
+        got = [d.decide(d.policy, 0, ctypes.byref(games), g, masks[g].ctypes.data) for g in range(64)]
+        want = twin.actions(np.arange(64))
+        assert got == want.tolist()
+        random = [rng.choice(np.flatnonzero(m)) for m in masks]  # half the games play on at random
+        venv.step(venv.to_canonical_batch(np.arange(64), np.where(np.arange(64) % 2, want, random)))
 
 
 def main(argv: list[str] | None = None) -> int:

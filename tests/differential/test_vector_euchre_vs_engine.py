@@ -1,8 +1,9 @@
 """VectorEuchre against the reference engine and the AEC env: the same observations, masks, rewards, hand results and
 episode ends at every step (tests/differential/kernels_vs_engine.py plays them), and the same deals.
 
-Its twins: ``euchre_env.compiled.kernels`` (``apply``, ``legal_mask``, ``encode``, the scoring of ``end_hands``) of
-:class:`~euchre_env.game.engine.GameState`, :mod:`euchre_env.game.scoring` and the observers."""
+Its twins: the C core's (``euchre_env/compiled/c/engine.h``: ``apply``, ``legal_mask``, ``encode``, the scoring and the
+deals of ``compiled._core.Batch``'s ends of hands) of :class:`~euchre_env.game.engine.GameState`,
+:mod:`euchre_env.game.scoring` and the observers."""
 
 from __future__ import annotations
 
@@ -101,7 +102,7 @@ def test_scripted_deals_play_as_in_the_env(preset, observation):
 def test_the_kernels_deals_are_laid_out_as_the_engines(preset, options):
     """shuffled_deals shuffles in the kernel but lays the cards out as deals.deal_from_order does: with zero
     uniforms (no swap) it deals a given order exactly as the engine deals that order."""
-    from euchre_env.compiled import kernels as K
+    from euchre_env.compiled.batch import core
     from euchre_env.game.deals import deal_from_order
 
     rules = Rules.preset(preset, **options)
@@ -111,8 +112,8 @@ def test_the_kernels_deals_are_laid_out_as_the_engines(preset, options):
         order = rng.permutation(np.asarray(rules.deck_spec.pack, np.int16))
         cards = np.full((1, 4, rules.hand_size + extra), -1, np.int16)
         upcard = np.empty(1, np.int32)
-        K.shuffled_deals(np.zeros((1, order.size)), order, np.array([dealer]), rules.hand_size, extra,
-                         rules.is_bid, cards, upcard)
+        core.shuffled_deals(np.zeros((1, order.size)), order, np.array([dealer]), rules.hand_size, extra,
+                            rules.is_bid, cards, upcard)
         want = deal_from_order(rules, order.tolist(), dealer)
         assert [[c for c in hand if c >= 0] for hand in cards[0].tolist()] == want["hands"]
         assert (int(upcard[0]) if not rules.is_bid else None) == want.get("upcard")

@@ -110,8 +110,11 @@ def test_without_observation_the_masks_and_results_are_the_same():
 
 
 def test_random_actions_pick_the_legal_id_the_uniform_falls_on():
-    """The benchmarks' random policy: with ``k`` legal ids, a uniform ``u`` picks the ``int(u * k)``-th of them."""
+    """The benchmarks' random policy: with ``k`` legal ids, a uniform ``u`` picks the ``int(u * k)``-th of them, on one
+    thread and in slices on several."""
     from euchre_env.compiled import kernels as K
+    from euchre_env.compiled.batch import core
+    from euchre_env.compiled.native import run_slices
 
     rng = np.random.default_rng(11)
     mask = rng.random((500, 59)) < 0.1
@@ -119,7 +122,9 @@ def test_random_actions_pick_the_legal_id_the_uniform_falls_on():
     u = rng.random(500)
     u[:2] = [0.0, 0.999999]  # the first and the last legal id
     want = [np.flatnonzero(m)[int(x * m.sum())] for m, x in zip(mask, u)]
-    for pick in (K.random_actions, K.random_actions_serial):
+    picks = [K.random_actions, K.random_actions_serial,
+             *(lambda m, x, o, t=threads: run_slices(core.random_actions, 500, t, m, x, o) for threads in (2, 3))]
+    for pick in picks:
         out = np.full(500, -1, np.int64)
         pick(mask, u, out)
         assert out.tolist() == want
