@@ -17,6 +17,7 @@ import argparse
 import ast
 import json
 import os
+import re
 import resource
 import shlex
 import subprocess
@@ -68,7 +69,7 @@ import numpy as np
 from euchre_env import SingleSeatVectorEnv
 envs = SingleSeatVectorEnv("knock", num_envs=4096, opponents="rules", seed=0)
 obs, infos = envs.reset(seed=0)
-envs.step(infos["action_mask"].argmax(1))
+obs, reward, terminated, truncated, infos = envs.step(infos["action_mask"].argmax(1))
 first = time.perf_counter() - t0
 for _ in range(100):
     obs, reward, terminated, truncated, infos = envs.step(infos["action_mask"].argmax(1))
@@ -136,6 +137,20 @@ def extensions() -> dict[str, str]:
     raise RuntimeError("setup.py declares no EXTENSIONS")
 
 
+def _sources(path: str, folders: list[str], seen: set[str] | None = None) -> set[str]:
+    """``path`` and every file of ``folders`` it includes with ``#include "..."``, recursively."""
+    seen = set() if seen is None else seen
+    seen.add(path)
+    for name in re.findall(r'^#include "([^"]+)"', Path(path).read_text(), re.M):
+        for folder in (os.path.dirname(path), *folders):
+            found = os.path.join(folder, name)
+            if os.path.exists(found):
+                if found not in seen:
+                    _sources(found, folders, seen)
+                break
+    return seen
+
+
 def build_times() -> None:
     """Each extension compiled and linked from nothing, as setuptools does it (its CFLAGS, setup.py's flags)."""
     cc = shlex.split(sysconfig.get_config_var("CC"))
@@ -144,16 +159,14 @@ def build_times() -> None:
     flags = ["-O2", "-std=c99", "-Wall", "-Wno-unused-function", "-fno-strict-aliasing"]
     include = sysconfig.get_paths()["include"]
     engine = os.path.join(ROOT, "euchre_env", "compiled", "c")
-    print("| extension | source lines (with its headers) | compile + link CPU | wall |")
+    print("| extension | lines of C (the file and the headers it includes) | compile + link CPU | wall |")
     print("|---|---:|---:|---:|")
     total_cpu = total_wall = 0.0
     with tempfile.TemporaryDirectory() as tmp:
         for name, source in extensions().items():
             source = os.path.join(ROOT, source)
             folder = os.path.dirname(source)
-            lines = sum(len(Path(d, f).read_text().splitlines()) for d in {folder, engine}
-                        for f in os.listdir(d) if f.endswith((".c", ".h", ".inc")) and
-                        (d == folder or f.endswith(".h")))
+            lines = sum(len(Path(f).read_text().splitlines()) for f in _sources(source, [folder, engine]))
             obj, lib = os.path.join(tmp, name + ".o"), os.path.join(tmp, name + ".so")
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
             start = time.perf_counter()

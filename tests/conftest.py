@@ -11,6 +11,20 @@ suite puts Python's own handler back, as a terminal's shell would have it (child
 import os
 import signal
 
+import pytest
+
 os.environ.setdefault("EUCHRE_ENV_ENGINE", "compiled")
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+# The slow tier (docs/testing.md): the tests listed in slow_tests.txt (those that took 1 s or more; tests/slow_tiers.py
+# makes the list from a run's durations) are marked slow, and `make check` runs the others.
+with open(os.path.join(os.path.dirname(__file__), "slow_tests.txt")) as _f:
+    _SLOW = {line.split("#")[0].strip() for line in _f if line.split("#")[0].strip()}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.nodeid in _SLOW or item.nodeid.split("[")[0] in _SLOW:
+            item.add_marker(pytest.mark.slow)

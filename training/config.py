@@ -39,7 +39,7 @@ class RunConfig:
     checkpoint_every: int = 10  # updates between checkpoints (latest.pt)
     # Where self-play collects: "local" (this process) or "ray" (Ray actors, the section ray below).
     backend: str = "local"
-    # Where the networks run (rollout inference and the PPO update): "cpu" (the sparse first layer and its Numba
+    # Where the networks run (rollout inference and the PPO update): "cpu" (the sparse first layer and its C
     # kernels), "cuda" or "cuda:N", "mps", or "auto" (cuda if torch sees one, else mps, else cpu; the run's config
     # records the device it resolved to). "cpu-dense" runs the accelerator's code path on the CPU (tests).
     device: str = "cpu"

@@ -85,9 +85,9 @@ class RayCollector:
         if free < workers:
             raise RuntimeError(f"ray.rollout_workers={workers} needs {workers} free CPUs; the Ray cluster has "
                                f"{free:g} free of {total:g} (other tasks or actors hold the rest)")
-        # One CPU each, and one thread: Numba's parallel kernels would otherwise start a thread per core in every
+        # One CPU each, and one thread: torch's (OpenMP) pool would otherwise start a thread per core in every
         # worker, and their spinning threads slow the other workers on the same node.
-        one_thread = {"env_vars": {"NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}}
+        one_thread = {"env_vars": {"OMP_NUM_THREADS": "1"}}
         actor = ray.remote(num_cpus=1, max_restarts=-1, max_task_retries=0, runtime_env=one_thread)(_RolloutWorker)
         worker_config = config.to_dict()
         worker_config["run"]["device"] = "cpu"  # each collects on its CPU, with the sparse first layer

@@ -38,7 +38,7 @@ share it. Every (game, seat, hand) is one episode for the returns: ``next_index`
 recorded decision to the same seat's next decision in the same hand (-1 after its last).
 
 Devices. On the CPU the networks read the batch's arrays in place (their sparse first layer) and the draws are
-the Numba sampler's. A network in the accelerator's dense form (``run.device`` other than ``cpu``) lives on its
+the C sampler's. A network in the accelerator's dense form (``run.device`` other than ``cpu``) lives on its
 device: each batched forward pass moves that batch's observations and masks there once, samples there with a
 generator on that device, and only the chosen actions and their log-probabilities come back.
 
@@ -348,7 +348,7 @@ class SelfPlay:
 def _sample(net: PolicyNet, obs: np.ndarray, mask: np.ndarray, generator: torch.Generator,
             device: torch.device | None) -> tuple[np.ndarray, np.ndarray]:
     """``(actions, log-probabilities)`` of ``net``'s draws for a batch: on the CPU's sparse path from the arrays in
-    place with the Numba sampler; on a ``device`` (the dense form) the batch moves there once, is drawn there with
+    place with the C sampler; on a ``device`` (the dense form) the batch moves there once, is drawn there with
     torch (``generator`` is on that device) and only the draws come back."""
     with torch.no_grad():
         if device is None:

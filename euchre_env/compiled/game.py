@@ -48,7 +48,6 @@ class CompiledGame:
     frame around it): the AEC env makes it at every decision.
     """
 
-    provisional = False  # the final engine (euchre_env.envs.game_core.ReferenceGame is the provisional one)
     reseed = staticmethod(seeding.reseed)  # default_rng(seed)'s state set in place by a compiled call
 
     def __init__(self, rules: Rules, observation: str) -> None:

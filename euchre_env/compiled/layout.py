@@ -48,7 +48,7 @@ THROWN, CLAIMANT, GWIN = 43, 44, 45  # 0 played / 1 all passed / 2 ace no face; 
 FRAME = 46  # structured observation: the canonical frame of the seat to act
 NF = 47
 
-# ---- phases: the engine's own values (plain ints: Numba compiles them as constants) ------------------------
+# ---- phases: the engine's own values (plain ints: layout.h defines them as constants) ------------------------
 JOKER_SUIT, CALL1, DISCARD, CALL2, DEFEND, AUCTION, NAME_TRUMP, GIVE, GIVE_BACK, PLAY, HAND_OVER, GAME_OVER = (
     int(Phase.JOKER_SUIT), int(Phase.CALL1), int(Phase.DISCARD), int(Phase.CALL2), int(Phase.DEFEND),
     int(Phase.AUCTION), int(Phase.NAME_TRUMP), int(Phase.GIVE), int(Phase.GIVE_BACK), int(Phase.PLAY),
