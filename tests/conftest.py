@@ -19,12 +19,16 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
 
 
 # The slow tier (docs/testing.md): the tests listed in slow_tests.txt (those that took 1 s or more; tests/slow_tiers.py
-# makes the list from a run's durations) are marked slow, and `make check` runs the others.
+# makes the list from a run's durations) and every test of SLOW_MODULES are marked slow; `make check` runs the others.
+# A module is slow whole where a module-scoped fixture takes seconds (a Ray cluster, a wheel built and installed, a
+# browser, a training run on the dense path): its cost lands on whichever of its tests runs first.
+SLOW_MODULES = {"tests/evaluation/test_ray_eval.py", "tests/training/test_ray_train.py",
+                "tests/test_installed_package.py", "tests/play/test_web_browser.py", "tests/training/test_device.py"}
 with open(os.path.join(os.path.dirname(__file__), "slow_tests.txt")) as _f:
     _SLOW = {line.split("#")[0].strip() for line in _f if line.split("#")[0].strip()}
 
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        if item.nodeid in _SLOW or item.nodeid.split("[")[0] in _SLOW:
+        if item.nodeid in _SLOW or item.nodeid.split("[")[0] in _SLOW or item.nodeid.split("::")[0] in SLOW_MODULES:
             item.add_marker(pytest.mark.slow)
