@@ -131,13 +131,6 @@ class DealBuffers(NamedTuple):
     streams: np.ndarray  # uint64 [games]: each game's stream state (kernels' stream_uniforms)
 
 
-class Scratch(NamedTuple):
-    """A batch kernel's scratch rows, one per slice of its games (builds.SLICES_PER_THREAD)."""
-
-    raw: np.ndarray  # float32 [slices, raw size + actions]: the absolute encoding, then the absolute mask
-    uniforms: np.ndarray  # float64 [slices, pack + 1]: a deal's uniforms
-
-
 class Episodes(NamedTuple):
     """How a hand's end ends episodes and what the step encodes (the env's options, as numbers)."""
 
@@ -145,13 +138,3 @@ class Episodes(NamedTuple):
     max_hands: int  # hands after which an undecided game is cut (0: no limit)
     win_reward: bool  # the reward is the game's result, not the hand's margin
     with_obs: bool  # observations are encoded (not observation="none")
-
-
-class HandEnds(NamedTuple):
-    """What the ends of hands of one step write: per game, and per ended game the final observations' slot."""
-
-    rewards: np.ndarray  # float32 [games, 4]
-    done: np.ndarray  # bool [games]
-    truncated: np.ndarray  # bool [games]
-    slot: np.ndarray  # int64 [ended]: its row of final (-1: the episode goes on)
-    final: np.ndarray  # float32 [episodes ended, 4, obs size]

@@ -31,10 +31,11 @@ and ``reset(options=...)``, checked here with the same messages.
   On truncation every agent is truncated, the game has no winner (``reward="win"`` gives 0)
   and ``info["truncated"]`` names the limit (``"max_hands"`` or ``"max_steps"``).
 
-Compiled twin: ``euchre_env.compiled.kernels.hand_outcome`` and ``deal_on`` (an episode's end, its reward, the hand
-limit, the next deal) for ``VectorEuchre`` and the compiled game, and :mod:`euchre_env.envs.learner_account` for
-``SingleSeatVectorEnv``. Proven equal by tests/differential/test_vector_euchre_vs_engine.py,
-tests/differential/test_compiled_game_vs_engine.py and tests/differential/test_single_seat_vector_vs_single_seat.py.
+Compiled twin: ``hand_outcome`` and ``deal_on`` of ``euchre_env/compiled/c/engine.h`` (an episode's end, its
+reward, the hand limit, the next deal) for ``VectorEuchre`` and the compiled game, and
+:mod:`euchre_env.envs.learner_account` for ``SingleSeatVectorEnv``. Proven equal by
+tests/differential/test_vector_euchre_vs_engine.py, tests/differential/test_compiled_game_vs_engine.py and
+tests/differential/test_single_seat_vector_vs_single_seat.py.
 """
 
 from __future__ import annotations

@@ -765,18 +765,27 @@ static int64_t choose_frame(const float *raw, const Tables *t, int64_t ref, int6
 
 /* raw in frame f: out[j] = raw[perms[f, j]] for j < size. Gathered into a block on the stack (in the cache), then
    copied out whole: out is a row of a batch's observations, mostly not in the cache, and a float stored at a time
-   there fills the store buffer with lines waiting on memory (18% of a structured observation's time, measured
-   against the store of each entry; 4 KiB blocks beat 1 KiB ones). restrict: the stores may not alias the frame's
-   row, which the compiler would otherwise read again after each (the builds allow aliasing across types). */
+   there fills the store buffer with lines waiting on memory (the block: -18% of a structured observation's time
+   against a store an entry, 4 KiB blocks beating 1 KiB ones; the gather four at a time: -12% more; 4,096 games of
+   knock, in one process). restrict: the stores may not alias the frame's row, which the compiler would otherwise
+   read again after each (the builds allow aliasing across types). */
 #define FRAME_BLOCK 1024
 static inline void in_frame(const float *RESTRICT raw, const Tables *t, int64_t f, float *RESTRICT out, int64_t size)
 {
     const int64_t *RESTRICT perm = t->perms + f * t->perms_c;
     float block[FRAME_BLOCK];
     for (int64_t j = 0; j < size; j += FRAME_BLOCK) {
-        int64_t m = size - j < FRAME_BLOCK ? size - j : FRAME_BLOCK;
-        for (int64_t k = 0; k < m; k++)
-            block[k] = raw[perm[j + k]];
+        int64_t m = size - j < FRAME_BLOCK ? size - j : FRAME_BLOCK, k = 0;
+        const int64_t *RESTRICT p = perm + j;
+        for (; k + 4 <= m; k += 4) { /* four loads in flight a turn, and a quarter of the loop's own work */
+            float a = raw[p[k]], b = raw[p[k + 1]], c = raw[p[k + 2]], d = raw[p[k + 3]];
+            block[k] = a;
+            block[k + 1] = b;
+            block[k + 2] = c;
+            block[k + 3] = d;
+        }
+        for (; k < m; k++)
+            block[k] = raw[p[k]];
         memcpy(out + j, block, (size_t)m * sizeof(float));
     }
 }
