@@ -7,9 +7,15 @@ shared by every extension that steps games: each compiles its own copy of the ru
 """
 
 import os
+import shutil
 import sys
 
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
+
+NO_COMPILER = ("euchre-env: no C compiler found ({tried}): the package's compiled twins are C, built at install; "
+               "install one (Debian/Ubuntu: apt-get install gcc; macOS: xcode-select --install; Windows: the Build "
+               "Tools for Visual Studio) and run pip install again")
 
 # Each extension: its module and its one C file (setuptools takes "/" paths on every platform). A plain literal:
 # benchmarks/first_use.py --build reads it without running this file.
@@ -34,4 +40,16 @@ def extension(name: str, source: str) -> Extension:
     return Extension(name, [source], include_dirs=[ENGINE, folder], depends=headers, extra_compile_args=FLAGS)
 
 
-setup(ext_modules=[extension(name, source) for name, source in EXTENSIONS.items()])
+class BuildWithCompiler(build_ext):
+    """setuptools' build_ext, saying first in one line when there is no C compiler to build with (rather than one
+    compile error per file)."""
+
+    def build_extensions(self) -> None:
+        command = getattr(self.compiler, "compiler_so", None)  # unix compilers: the command line, CC first
+        if command and shutil.which(command[0]) is None:
+            sys.exit(NO_COMPILER.format(tried=command[0]))
+        super().build_extensions()
+
+
+setup(ext_modules=[extension(name, source) for name, source in EXTENSIONS.items()],
+      cmdclass={"build_ext": BuildWithCompiler})
