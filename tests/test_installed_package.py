@@ -27,6 +27,8 @@ from pathlib import Path
 import pytest
 from test_readme import README, snippets
 
+from euchre_env.compiled import native
+
 ROOT = Path(__file__).resolve().parents[1]
 # What the wheel must ship: every config, and the checkpoints pyproject.toml's package-data names.
 CONFIGS = sorted(p.name for p in (ROOT / "configs").glob("*.yaml"))
@@ -35,10 +37,8 @@ CHECKPOINTS = ["bid.pt", "bid_cfr.npz", "classic.pt", "knock.pt", "knock_150m.pt
 # The tree the wheel is built from, less what a build never reads: a copy, so that the build's own folders
 # (build/, *.egg-info) never land in the clone, where another test run may be building at the same time.
 NOT_BUILT = shutil.ignore_patterns(".git", ".venv", "runs", "docs", "tests", "benchmarks", "experiments", "examples",
-                                   "seeds", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", ".hypothesis")
-# Each clone folder of modules and where it installs (pyproject.toml's package-dir).
-INSTALLS_AS = {"euchre_env": ".", "agents": "agents", "evaluation": "evaluation", "training": "training",
-               "play": "play", "cli": "cli"}
+                                   "seeds", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", ".hypothesis",
+                                   "*.so")  # the extensions: the wheel's build compiles its own
 
 
 @dataclass(frozen=True)
@@ -51,7 +51,7 @@ class Installed:
 
     def run(self, *argv: str | Path, timeout: float = 600) -> subprocess.CompletedProcess:
         # the suite's engine settings (tests/conftest.py) go with it; the clone's paths do not
-        env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "NUMBA_CACHE_DIR")}
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
         return subprocess.run([str(a) for a in argv], cwd=self.home, env=env, capture_output=True, text=True,
                               timeout=timeout)
 
@@ -84,26 +84,14 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
     Path(purelib, "borrowed_libraries.pth").write_text("\n".join(site.getsitepackages()) + "\n")
     _call(sys.executable, "-m", "pip", "--python", python, "install", "--no-deps", "--no-index", "-q", wheel, cwd=work)
     package = Path(purelib) / "euchre_env"
-    _borrow_machine_code(package)
     home.mkdir()
     return Installed(wheel, python, python.parent / "euchre", package, home)
 
 
-def _borrow_machine_code(package: Path) -> None:
-    """Copy the clone's Numba cache (every file of its ``__pycache__`` folders but bytecode) beside the installed
-    modules, where Numba looks for it."""
-    for folder, installed_as in INSTALLS_AS.items():
-        for cache in (ROOT / folder).rglob("__pycache__"):
-            target = package / installed_as / cache.relative_to(ROOT / folder)
-            if target.parent.is_dir():
-                target.mkdir(exist_ok=True)
-                for file in cache.iterdir():
-                    if file.is_file() and file.suffix != ".pyc":
-                        shutil.copy2(file, target / file.name)
-
-
 def test_the_wheel_ships_every_config_and_the_published_checkpoints(installed: Installed):
     names = zipfile.ZipFile(installed.wheel).namelist()
+    built = sorted(n.split(".")[0].replace("/", ".") for n in names if n.endswith(".so") or n.endswith(".pyd"))
+    assert built == sorted(f"euchre_env.{name}" for name in native.EXTENSIONS)  # compiled when the wheel was built
     assert sorted(n.removeprefix("euchre_env/configs/") for n in names
                   if n.startswith("euchre_env/configs/") and n.endswith(".yaml")) == CONFIGS
     assert sorted(n.removeprefix("euchre_env/checkpoints/") for n in names
