@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import sys
@@ -10,29 +11,18 @@ from typing import Any
 
 from euchre_env.agents.registry import CFR_SUFFIX, CHECKPOINT_SUFFIX, build_for_rules
 from euchre_env.cli.arguments import PROG, fail, make_rules, non_negative_int, positive_int
+from euchre_env.game.errors import IllegalActionError
 from euchre_env.game.rules import PRESETS, Rules, option_names
 
-# The evaluation needs the eval extra (scipy, tqdm): without it, the command says so in one line instead of
-# dying on this import with a traceback.
+# The evaluation needs the eval extra (scipy, tqdm): without it, the command says so in one line (missing_extra,
+# asked before anything runs). Its modules are imported by the commands that run a match, not here: scipy's
+# statistics took 0.8 s of every `euchre --help` and every argument error.
 EVAL_EXTRA = ("scipy", "tqdm")
-try:
-    from euchre_env.evaluation import (
-        GameTooLongError,
-        evaluate,
-        ladder_report,
-        match_table,
-        merge_results,
-        run_ladder,
-        write_ladder,
-        write_match,
-    )
-    from euchre_env.game.errors import IllegalActionError
 
-    MISSING_EXTRA: str | None = None
-except ModuleNotFoundError as exc:
-    MISSING_EXTRA = (exc.name or "").partition(".")[0]
-    if MISSING_EXTRA not in EVAL_EXTRA:
-        raise
+
+def missing_extra() -> str | None:
+    """The first module of the eval extra that is not installed (looked up, not imported), else None."""
+    return next((name for name in EVAL_EXTRA if importlib.util.find_spec(name) is None), None)
 
 COMMANDS = {
     "eval": "a duplicate match of agent A against agent B",
@@ -143,6 +133,8 @@ def run_match(args: argparse.Namespace) -> int:
         fail("--address is for --backend ray (a Ray cluster)")
     if args.backend == "ray":
         _connect_ray(args.address, args.workers)
+    from euchre_env.evaluation import GameTooLongError
+
     try:
         if args.command == "eval":
             _run_eval(args, rules, rules_text, episode, n)
@@ -167,6 +159,8 @@ def _connect_ray(address: str | None, workers: int) -> None:
 
 
 def _run_eval(args: argparse.Namespace, rules: Rules, rules_text: str, episode: str, n: int) -> None:
+    from euchre_env.evaluation import evaluate, match_table, write_match
+
     result = evaluate(args.agent_a, args.agent_b, rules, n, args.seed, episode, args.workers,
                       progress=args.progress, first=args.first_deal, backend=args.backend, address=args.address)
     print(_describe(rules_text, args.seed, n, episode))
@@ -181,6 +175,8 @@ def _run_eval(args: argparse.Namespace, rules: Rules, rules_text: str, episode: 
 
 
 def run_merge(args: argparse.Namespace) -> int:
+    from euchre_env.evaluation import match_table, merge_results, write_match
+
     runs = []
     for path in args.runs:
         file = os.path.join(path, "eval.json") if os.path.isdir(path) else path
@@ -203,6 +199,8 @@ def run_merge(args: argparse.Namespace) -> int:
 
 def _run_ladder(args: argparse.Namespace, specs: list[str], rules: Rules, rules_text: str, episode: str,
                 n: int) -> None:
+    from euchre_env.evaluation import ladder_report, run_ladder, write_ladder
+
     result = run_ladder(specs, rules, n, args.seed, episode, args.workers, args.bootstrap, progress=args.progress,
                         backend=args.backend, address=args.address)
     print(_describe(rules_text, args.seed, n, episode))

@@ -64,9 +64,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:  # the overview of every command, as for --help, then the error
         sys.stderr.write(parser.format_help() + "\n")
         fail(f"missing command: {', '.join(COMMANDS)} (see {PROG} COMMAND --help)")
-    if args.command not in ("play", "serve", "compile") and evaluate.MISSING_EXTRA is not None:
+    missing = None if args.command in ("play", "serve", "compile") else evaluate.missing_extra()
+    if missing is not None:
         extra = "train" if args.command == "train" else "eval"  # the train extra holds the eval extra's libraries
-        fail(f"the {args.command} command needs the {extra} extra (no module named {evaluate.MISSING_EXTRA!r}): "
+        fail(f"the {args.command} command needs the {extra} extra (no module named {missing!r}): "
              f"pip install 'euchre-env[{extra}]'")
     try:
         return RUN[args.command](args)

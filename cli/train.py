@@ -191,10 +191,11 @@ def run_exploit(args: argparse.Namespace) -> int:
 def run_lbr(args: argparse.Namespace) -> int:
     """euchre exploit --method lbr: the local best response against the agent (evaluation/lbr.py), over --deals
     duplicate deals of --seed; prints the match and writes its eval.json to the run folder."""
-    from euchre_env.cli.evaluate import MISSING_EXTRA, match_rules
+    from euchre_env.cli.evaluate import match_rules, missing_extra
 
-    if MISSING_EXTRA:  # the match's statistics need the eval extra
-        fail(f"--method lbr needs the eval extra (no module named {MISSING_EXTRA!r}): pip install 'euchre-env[eval]'")
+    missing = missing_extra()
+    if missing:  # the match's statistics need the eval extra
+        fail(f"--method lbr needs the eval extra (no module named {missing!r}): pip install 'euchre-env[eval]'")
     from euchre_env.evaluation import GameTooLongError, IllegalActionError, match_table, write_match
     from euchre_env.evaluation.lbr import DEFAULT_CONFIDENCE, DEFAULT_ROLLOUTS, DEFAULT_WORLDS, exploitability
 

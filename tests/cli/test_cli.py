@@ -13,7 +13,7 @@ import sys
 import pytest
 import yaml
 
-from euchre_env.cli import evaluate as cli_evaluate
+from euchre_env import evaluation
 from euchre_env.cli import main as cli
 from euchre_env.cli.arguments import parse_options
 from euchre_env.cli.main import main
@@ -187,7 +187,7 @@ def test_ctrl_c_in_the_parent_is_one_line_and_status_130(monkeypatch, capsys):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli_evaluate, "evaluate", interrupted)
+    monkeypatch.setattr(evaluation, "evaluate", interrupted)  # what the command imports when it runs a match
     assert main(["eval", "random", "random", "--hands", "10"]) == 130
     captured = capsys.readouterr()
     assert captured.err == "euchre: interrupted\n" and captured.out == ""
@@ -334,3 +334,14 @@ def test_with_preset_a_checkpoint_for_other_rules_still_fails(capsys):
     assert err.count("\n") == 1 and f"checkpoint {BID!r} was trained for other rules: family='bid' there" in err
     assert main(["eval", "random", "rules", "--hands", "2", "--workers", "1", "--no-progress"]) == 0
     assert "Duplicate evaluation, preset knock, seed 0" in capsys.readouterr().out  # no checkpoint: knock
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["eval", "--help"], ["eval", "rules", "random", "--hands", "-1"]])
+def test_help_and_argument_errors_import_no_heavy_library(argv):
+    """`euchre --help`, a command's help and an argument error answer before scipy, torch or the evaluation are
+    imported (they took 0.8 s of every such call): checked by what the process imported, not by a clock."""
+    code = ("import sys\nfrom euchre_env.cli.main import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit:\n"
+            "    pass\nheavy = [m for m in ('scipy', 'torch', 'euchre_env.evaluation') if m in sys.modules]\n"
+            "print('HEAVY', heavy)\n")
+    run = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=60)
+    assert "HEAVY []" in run.stdout, run.stdout + run.stderr
