@@ -1,9 +1,10 @@
 /* The compiled engine: the reference engine's rules (euchre_env/game/engine.py, scoring.py) and observers
    (euchre_env/views/observation.py, structured.py) on the arrays of euchre_env/compiled/layout.py, in C.
 
-   CONTRACT (written first so that the core and the agents' twins can be ported at once; the implementations
-   follow below it). Every function is static: each extension that includes this header compiles its own copy
-   of the rules it calls.
+   The types every extension that steps games shares come first, then the functions. Every function is static:
+   each extension that includes this header (the core, the rule-based agent's twin) compiles its own copy of the
+   rules it calls. Proven equal to the reference engine by tests/differential/ (test_vector_euchre_vs_engine.py,
+   test_compiled_game_vs_engine.py, through kernels_vs_engine.py).
 
    - Tables: the int64 tables of one rule set and observation (layout.Tables / tables.KernelTables), as
      pointers and row widths. Filled once per env from the Python bundle (arrays.h).
@@ -72,7 +73,7 @@ typedef struct {
 
 #define DECISION_CAPSULE "euchre_env.decision"
 
-/* ---- the API the implementations below provide (the Numba functions they port, by name) ----
+/* ---- the functions below, the reference's methods they port (engine.py's and the observers', by name) ----
    static int32_t trick_winner(const Game *G, const Tables *t, int64_t k, int64_t ncards, int64_t trump);
    static void start_hand(Game *G, const int16_t *deal, int64_t width, int64_t upcard, const Tables *t);
    static void legal_mask(const Game *G, const Tables *t, uint8_t *mask);            (absolute ids, zeroed first)
