@@ -38,6 +38,10 @@ _AGENTS: dict[str, tuple[str, str, str | None]] = {
     "pimc": ("euchre_env.agents.search.pimc", "PIMCAgent", "worlds"),
     "omniscient": ("euchre_env.agents.search.omniscient", "OmniscientAgent", None),
 }
+# The most worlds a search takes: far above any measured use (the call search's 256, an expert phase's 2,048), and
+# below a count whose one decision takes minutes and whose sampled worlds fill memory (issue 54: pimc:1000000000
+# grew 32 MB/s and never decided).
+MAX_WORLDS = 100_000
 CHECKPOINT_SUFFIX = ".pt"
 OPENSPIEL_PREFIX = "openspiel:"  # OpenSpiel's bots: openspiel:KIND:ARG (two parameters, one maybe a path)
 SEARCH_PREFIX = "search:"  # the network-guided search: search:[WORLDS:]CHECKPOINT.pt
@@ -79,6 +83,8 @@ def _parse(text: str) -> tuple[str, dict[str, int]]:
     value = int(param)
     if value < 1:
         raise ValueError(f"agent spec {text!r}: {param_name} must be at least 1, got {value}")
+    if value > MAX_WORLDS:
+        raise ValueError(f"agent spec {text!r}: {param_name} must be at most {MAX_WORLDS:,}, got {value:,}")
     return name, {param_name: value}
 
 
@@ -149,6 +155,8 @@ def _worlds_and_path(text: str, prefix: str, suffix: str, what: str) -> tuple[di
         kwargs["worlds"], rest = int(head), tail.strip()
         if kwargs["worlds"] < 1:
             raise ValueError(f"agent spec {text!r}: worlds must be at least 1, e.g. '{prefix}32:{what}{suffix}'")
+        if kwargs["worlds"] > MAX_WORLDS:
+            raise ValueError(f"agent spec {text!r}: worlds must be at most {MAX_WORLDS:,}, got {kwargs['worlds']:,}")
     if not rest.endswith(suffix):
         raise ValueError(f"agent spec {text!r}: write {prefix}{what}{suffix} or {prefix}WORLDS:{what}{suffix}")
     return kwargs, rest

@@ -10,7 +10,16 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from euchre_env.cli.arguments import PROG, agent_spec, config_file, fail, make_rules, positive_float, positive_int
+from euchre_env.cli.arguments import (
+    PROG,
+    agent_spec,
+    config_file,
+    fail,
+    make_rules,
+    non_negative_int,
+    positive_float,
+    positive_int,
+)
 from euchre_env.cli.evaluate import check_agent, rules_label
 from euchre_env.training.curves import plot_curves
 
@@ -96,7 +105,7 @@ def add_parsers(sub: Any) -> None:
                     help="override a rules option")
     cf.add_argument("--deals", type=positive_int, default=None, help="train until the tables hold this many deals")
     cf.add_argument("--minutes", type=positive_float, default=None, help="... or for this long (both: the first)")
-    cf.add_argument("--seed", type=int, default=0, help="master seed of the deals (default 0)")
+    cf.add_argument("--seed", type=non_negative_int, default=0, help="master seed of the deals (default 0)")
     cf.add_argument("--batch", type=positive_int, default=64, help="deals per batch (default 64)")
     cf.add_argument("--resume", action="store_true", help="continue the tables in --out (their rules and seed)")
     cf.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True,

@@ -16,6 +16,10 @@ from euchre_env.envs.agent_specs import UnknownAgentSpec
 BAD = [
     ("pimc:0", ValueError, "agent spec 'pimc:0': worlds must be at least 1, got 0"),
     ("pimc:-3", ValueError, "agent spec 'pimc:-3': worlds must be at least 1, got -3"),
+    ("pimc:1000000000", ValueError, "agent spec 'pimc:1000000000': worlds must be at most 100,000, got 1,000,000,000"),
+    ("anchored:999999999999:knock.pt", ValueError,
+     "agent spec 'anchored:999999999999:knock.pt': worlds must be at most 100,000, got 999,999,999,999"),
+    ("calls:100001:knock.pt", ValueError, "agent spec 'calls:100001:knock.pt': worlds must be at most 100,000"),
     ("pimc:many", ValueError, "agent spec 'pimc:many': worlds must be an integer, e.g. 'pimc:50', got 'many'"),
     ("pimc:", ValueError, "agent spec 'pimc:': worlds must be an integer, e.g. 'pimc:50', got ''"),
     ("rules:3", ValueError, "agent spec 'rules:3': 'rules' takes no parameter (write 'rules')"),

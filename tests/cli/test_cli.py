@@ -70,6 +70,7 @@ def test_ladder_writes_json_csv_png(tmp_path, capsys):
         (["eval", "random", "random", "--hands", "0"], "positive integer"),
         (["eval", "random", "random", "--hands", "many"], "positive integer"),
         (["eval", "random", "random", "--seed", "-1"], "non-negative"),
+        (["cfr", "--seed", "-1", "--deals", "1", "--out", "never_written.npz"], "--seed: expected a non-negative"),
         (["eval", "random"], "required"),
         (["eval", "random:3", "random"], "takes no parameter"),
         (["eval", "random", "random", "--bogus"], "unrecognized arguments"),
