@@ -19,6 +19,12 @@ from euchre_env.game.cards import RANKS_24, RANKS_32, Deck
 TURN_UP = "turnup"
 BID = "bid"
 
+# The highest game target: the compiled engine keeps scores in int32, and a game that never ends is cut after 20
+# times its target in hands (episodes.max_hands_per_game): at 1,000 that is 20,000 hands, seconds on the compiled
+# engine, where a target of 10**6 ran for hours and 10**20 overflowed (issue 54). Real games play to 5-15 (32 in
+# Bid Euchre).
+MAX_GAME_TARGET = 1_000
+
 _PRESETS: dict[str, dict[str, Any]] = {
     "knock": dict(family=TURN_UP, stick_the_dealer=True, lone_maker=True, game_target=10),
     "classic": dict(family=TURN_UP, stick_the_dealer=False, lone_maker=True, game_target=10),
@@ -161,8 +167,10 @@ def _validate(r: Rules) -> None:
         _check_bool(r, name)
     if r.deck not in (24, 32) or isinstance(r.deck, bool):
         raise ValueError(f"rules option 'deck' must be 24 or 32, got {r.deck!r}")
-    if not isinstance(r.game_target, int) or isinstance(r.game_target, bool) or r.game_target < 1:
-        raise ValueError(f"rules option 'game_target' must be a positive int, got {r.game_target!r}")
+    if (not isinstance(r.game_target, int) or isinstance(r.game_target, bool)
+            or not 1 <= r.game_target <= MAX_GAME_TARGET):
+        raise ValueError(f"rules option 'game_target' must be an int from 1 to {MAX_GAME_TARGET:,}, "
+                         f"got {r.game_target!r}")
     if r.renege not in RENEGE_MODES:
         raise ValueError(f"rules option 'renege' must be one of {RENEGE_MODES}, got {r.renege!r}")
     if r.is_bid:
