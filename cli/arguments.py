@@ -49,6 +49,20 @@ def int_at_least(low: int, what: str) -> Callable[[str], int]:
 positive_int = int_at_least(1, "positive")
 non_negative_int = int_at_least(0, "non-negative")
 
+# The most duplicate deals (or game pairs) one match plays: a match keeps its records in memory, and a million deals
+# is hours of play (a longer match: ranges with --first-deal, then euchre merge). The trainer's limit too
+# (training.config.DEALS; a test holds them equal); 10**12 grew memory by 150 MB/s (issue 54).
+MAX_DEALS = 10**6
+
+
+def deal_count(text: str) -> int:
+    """An argparse type: a match's deals, 1 to :data:`MAX_DEALS`."""
+    value = positive_int(text)
+    if value > MAX_DEALS:
+        raise argparse.ArgumentTypeError(f"expected at most {MAX_DEALS:,} deals a match (split a longer match with "
+                                         f"--first-deal and euchre merge), got {text!r}")
+    return value
+
 
 def positive_float(text: str) -> float:
     """An argparse type: a finite number above 0."""

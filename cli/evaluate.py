@@ -10,7 +10,7 @@ import sys
 from typing import Any
 
 from euchre_env.agents.registry import CFR_SUFFIX, CHECKPOINT_SUFFIX, build_for_rules
-from euchre_env.cli.arguments import PROG, fail, make_rules, non_negative_int, positive_int
+from euchre_env.cli.arguments import PROG, deal_count, fail, make_rules, non_negative_int, positive_int
 from euchre_env.game.errors import IllegalActionError
 from euchre_env.game.rules import PRESETS, Rules, option_names
 
@@ -39,9 +39,9 @@ def add_parsers(sub: Any) -> None:
                             "were trained for, else knock)")
         p.add_argument("--set", dest="options", action="extend", nargs="+", default=[], metavar="OPTION=VALUE",
                        help=f"override a rules option; options: {', '.join(option_names())}")
-        p.add_argument("--hands", type=positive_int, default=1000,
+        p.add_argument("--hands", type=deal_count, default=1000,
                        help="duplicate deals per match, each played twice with the teams swapped (default 1000)")
-        p.add_argument("--games", type=positive_int, default=None,
+        p.add_argument("--games", type=deal_count, default=None,
                        help="play N duplicate pairs of whole games instead of single hands (--hands is then unused)")
         p.add_argument("--seed", type=non_negative_int, default=0, help="master seed (default 0)")
         p.add_argument("--workers", type=positive_int, default=2,

@@ -71,6 +71,8 @@ def test_ladder_writes_json_csv_png(tmp_path, capsys):
         (["eval", "random", "random", "--hands", "many"], "positive integer"),
         (["eval", "random", "random", "--seed", "-1"], "non-negative"),
         (["cfr", "--seed", "-1", "--deals", "1", "--out", "never_written.npz"], "--seed: expected a non-negative"),
+        (["eval", "random", "random", "--hands", str(10**12)], "expected at most 1,000,000 deals a match"),
+        (["eval", "random", "random", "--games", "1000001"], "expected at most 1,000,000 deals a match"),
         (["eval", "random"], "required"),
         (["eval", "random:3", "random"], "takes no parameter"),
         (["eval", "random", "random", "--bogus"], "unrecognized arguments"),
@@ -346,3 +348,10 @@ def test_help_and_argument_errors_import_no_heavy_library(argv):
             "print('HEAVY', heavy)\n")
     run = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=60)
     assert "HEAVY []" in run.stdout, run.stdout + run.stderr
+
+
+def test_a_match_is_bounded_as_the_trainers_matches_are():
+    from euchre_env.cli.arguments import MAX_DEALS
+    from euchre_env.training.config import DEALS
+
+    assert (DEALS.low, DEALS.high) == (1, MAX_DEALS)
