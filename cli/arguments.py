@@ -8,6 +8,7 @@ expected. Nothing here needs the optional extras.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import fields
@@ -62,6 +63,29 @@ def deal_count(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected at most {MAX_DEALS:,} deals a match (split a longer match with "
                                          f"--first-deal and euchre merge), got {text!r}")
     return value
+
+
+def check_output(path: str, folder: bool) -> None:
+    """Raise ValueError (one line) unless ``path`` can be written: a folder (``folder``) or a file, where one exists
+    of the other kind nothing is overwritten, and the nearest existing folder above it takes a file (tried with a
+    temporary file, removed at once: as root, permissions alone do not say that ``/proc`` refuses one). Called
+    before the work starts, so that nothing is played or trained for results that could not be saved."""
+    import tempfile
+
+    kind = "a folder" if folder else "a file"
+    if os.path.exists(path) and os.path.isdir(path) != folder:
+        raise ValueError(f"cannot write {kind} at {path!r}: {'a file' if folder else 'a folder'} is there")
+    parent = path if folder else os.path.dirname(os.path.abspath(path))
+    while not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    try:
+        if not os.path.isdir(parent):
+            raise OSError(f"{parent!r} is not a folder")
+        fd, probe = tempfile.mkstemp(dir=parent, prefix=".euchre-write-check-")
+        os.close(fd)
+        os.remove(probe)
+    except OSError as exc:
+        raise ValueError(f"cannot write {kind} at {path!r}: {exc.strerror or exc}") from None
 
 
 def positive_float(text: str) -> float:

@@ -10,7 +10,7 @@ import sys
 from typing import Any
 
 from euchre_env.agents.registry import CFR_SUFFIX, CHECKPOINT_SUFFIX, build_for_rules
-from euchre_env.cli.arguments import PROG, deal_count, fail, make_rules, non_negative_int, positive_int
+from euchre_env.cli.arguments import PROG, check_output, deal_count, fail, make_rules, non_negative_int, positive_int
 from euchre_env.game.errors import IllegalActionError
 from euchre_env.game.rules import PRESETS, Rules, option_names
 
@@ -126,6 +126,8 @@ def run_match(args: argparse.Namespace) -> int:
         rules, rules_text = match_rules(args.preset, args.options, specs)
         for spec in dict.fromkeys(specs):
             check_agent(spec, rules)
+        if args.out:
+            check_output(args.out, folder=True)
     except ValueError as exc:
         fail(str(exc))
     episode, n = ("game", args.games) if args.games else ("hand", args.hands)
@@ -177,6 +179,11 @@ def _run_eval(args: argparse.Namespace, rules: Rules, rules_text: str, episode: 
 def run_merge(args: argparse.Namespace) -> int:
     from euchre_env.evaluation import match_table, merge_results, write_match
 
+    if args.out:
+        try:
+            check_output(args.out, folder=True)
+        except ValueError as exc:
+            fail(str(exc))
     runs = []
     for path in args.runs:
         file = os.path.join(path, "eval.json") if os.path.isdir(path) else path

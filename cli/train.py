@@ -13,6 +13,7 @@ from typing import Any
 from euchre_env.cli.arguments import (
     PROG,
     agent_spec,
+    check_output,
     config_file,
     fail,
     make_rules,
@@ -251,12 +252,16 @@ def run_cfr(args: argparse.Namespace) -> int:
         else:
             if os.path.exists(args.out):
                 raise ValueError(f"{args.out!r} exists: --resume to continue it, or choose another --out")
+            check_output(args.out, folder=False)
             tables = Tables.empty(make_rules(args.preset, args.options), args.seed, args.batch)
     except ValueError as exc:
         fail(str(exc))
     try:
         train(tables, args.out, deals=args.deals, minutes=args.minutes, progress=args.progress)
     except KeyboardInterrupt:
+        if not os.path.exists(args.out):  # before the first save: say what is true
+            sys.stderr.write(f"{PROG}: interrupted before the first save; nothing was written to {args.out}\n")
+            return 130
         sys.stderr.write(f"{PROG}: interrupted; {args.out} holds the tables of the last save; continue with: "
                          f"{PROG} cfr --out {shlex.quote(args.out)} --resume --deals N\n")
         return 130

@@ -199,7 +199,7 @@ def test_ctrl_c_in_the_parent_is_one_line_and_status_130(monkeypatch, capsys):
 @pytest.mark.skipif(sys.platform == "win32", reason="process groups and SIGINT are POSIX")
 def test_ctrl_c_during_a_pooled_eval_prints_no_worker_traceback():
     """The terminal's Ctrl-C: SIGINT to the whole process group, parent and workers alike."""
-    argv = [sys.executable, "-m", "euchre_env.cli", "eval", "random", "random", "--hands", "10000000",
+    argv = [sys.executable, "-m", "euchre_env.cli", "eval", "random", "random", "--hands", "1000000",
             "--workers", "2", "--progress"]
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True, bufsize=0)
     seen = b""
@@ -355,3 +355,23 @@ def test_a_match_is_bounded_as_the_trainers_matches_are():
     from euchre_env.training.config import DEALS
 
     assert (DEALS.low, DEALS.high) == (1, MAX_DEALS)
+
+
+def test_an_output_that_cannot_be_written_is_refused_before_any_work(tmp_path, capsys):
+    """eval/ladder/merge --out and cfr --out are checked first (issue 54: eval played its match, then printed a
+    traceback; cfr trained, then claimed a save that never happened): one line, exit 2, nothing written."""
+    a_file = tmp_path / "results.txt"
+    a_file.write_text("kept")
+    blocked = a_file / "below" / "t.npz"  # under a file: no folder can be made there
+    cases = [
+        (["eval", "rules", "random", "--hands", "20", "--out", str(a_file)], "cannot write a folder at"),
+        (["ladder", "rules", "random", "--hands", "20", "--out", str(blocked.parent)], "cannot write a folder at"),
+        (["merge", str(tmp_path), "--out", str(a_file)], "cannot write a folder at"),
+        (["cfr", "--deals", "1", "--out", str(blocked)], "cannot write a file at"),
+    ]
+    for argv, message in cases:
+        with pytest.raises(SystemExit) as info:
+            main(argv)
+        err = capsys.readouterr().err
+        assert info.value.code == 2 and err.count("\n") == 1 and message in err, err
+    assert a_file.read_text() == "kept" and sorted(p.name for p in tmp_path.iterdir()) == ["results.txt"]

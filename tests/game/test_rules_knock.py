@@ -631,14 +631,15 @@ def test_env_options_name_the_bad_option():
 
 def test_game_target_is_bounded_where_it_enters():
     """1 to 1,000 (rules.MAX_GAME_TARGET): 10**20 overflowed the engine and 10**6 never ended (issue 54)."""
-    from euchre_env import VectorEuchre, env
+    import euchre_env
     from euchre_env.game.rules import MAX_GAME_TARGET
 
     assert Rules.preset("knock", game_target=MAX_GAME_TARGET).game_target == 1_000
     message = "rules option 'game_target' must be an int from 1 to 1,000, got "
     for bad in (10**20, MAX_GAME_TARGET + 1, 0, -5):
-        for make in (lambda v: Rules.preset("knock", game_target=v), lambda v: env(rules="knock", game_target=v),
-                     lambda v: VectorEuchre("knock", num_envs=2, game_target=v)):
+        for make in (lambda v: Rules.preset("knock", game_target=v),
+                     lambda v: euchre_env.env(rules="knock", game_target=v),
+                     lambda v: euchre_env.VectorEuchre("knock", num_envs=2, game_target=v)):
             with pytest.raises(ValueError) as info:
                 make(bad)
             assert str(info.value) == message + repr(bad)
