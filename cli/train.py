@@ -216,6 +216,8 @@ def run_lbr(args: argparse.Namespace) -> int:
         for extra in (args.rollout_agent, args.default):
             if extra is not None:
                 check_agent(extra, rules)
+        run_dir = os.path.join(args.runs_dir, args.run_name or "lbr-" + _folder_name(args.agent))
+        check_output(run_dir, folder=True)  # before the deals, which take minutes each
         result = exploitability(args.agent, rules, deals, args.seed, args.worlds or DEFAULT_WORLDS,
                                 args.rollouts or DEFAULT_ROLLOUTS, rollout_frozen=args.rollout_agent,
                                 default=args.default,
@@ -228,7 +230,6 @@ def run_lbr(args: argparse.Namespace) -> int:
     print(f"Local best response to {args.agent}, {rules_text}, seed {args.seed}: {deals} duplicate deals. Margin = "
           "the probe's points minus the agent's per hand, 95% t-interval over the duplicate pairs.\n")
     print(match_table([result]))
-    run_dir = os.path.join(args.runs_dir, args.run_name or "lbr-" + _folder_name(args.agent))
     paths = write_match(result, run_dir)
     interval = f"{result.margin:+.3f} [{result.margin_low:+.3f}, {result.margin_high:+.3f}]"
     print(f"\nThe local best response wins {interval} points a hand from {args.agent} over {deals:,} duplicate "

@@ -368,6 +368,8 @@ def test_an_output_that_cannot_be_written_is_refused_before_any_work(tmp_path, c
         (["ladder", "rules", "random", "--hands", "20", "--out", str(blocked.parent)], "cannot write a folder at"),
         (["merge", str(tmp_path), "--out", str(a_file)], "cannot write a folder at"),
         (["cfr", "--deals", "1", "--out", str(blocked)], "cannot write a file at"),
+        (["exploit", "rules", "--method", "lbr", "--deals", "2", "--runs-dir", str(a_file)],
+         "cannot write a folder at"),
     ]
     for argv, message in cases:
         with pytest.raises(SystemExit) as info:
