@@ -58,9 +58,25 @@ NETWORK_SEARCHES = {"search": ("euchre_env.agents.search.guided", "GuidedSearchA
                     "calls": ("euchre_env.agents.search.calls", "CallSearchAgent")}
 
 
+# Agents that see the cards a seat may not (every hand): a ceiling for analysis, never a player. They are listed
+# apart, and a table where a person plays refuses them unless asked (cli/play.py: --allow-cheating).
+SEES_HIDDEN_CARDS = ("omniscient",)
+
+
 def agent_names() -> list[str]:
-    """The agent names a spec may start with (a checkpoint path is the other kind of spec)."""
-    return sorted(_AGENTS)
+    """The agent names a spec may start with (a checkpoint path is the other kind of spec), the players first and
+    the agents that see hidden cards last."""
+    return sorted(set(_AGENTS) - set(SEES_HIDDEN_CARDS)) + sorted(SEES_HIDDEN_CARDS)
+
+
+def sees_hidden_cards(spec: str) -> bool:
+    """Whether the agent of ``spec`` (or either half of a ``split:`` spec) sees cards its seat may not."""
+    text = str(spec).strip()
+    if text.startswith("split:"):
+        from euchre_env.agents.split import split_halves
+
+        return any(sees_hidden_cards(half) for half in split_halves(text))
+    return text.partition(":")[0] in SEES_HIDDEN_CARDS
 
 
 def _parse(text: str) -> tuple[str, dict[str, int]]:
@@ -68,10 +84,8 @@ def _parse(text: str) -> tuple[str, dict[str, int]]:
     name, colon, param = text.partition(":")
     if name not in _AGENTS:
         raise UnknownAgentSpec(
-            f"unknown agent spec {text!r}; known: {', '.join(agent_names())} (e.g. 'pimc:50'), or a checkpoint "
-            f"path ending in {CHECKPOINT_SUFFIX} (a published one by name, e.g. knock.pt), a search over one "
-            "(search:32:PATH.pt, anchored:32:PATH.pt, calls:256:PATH.pt), CFR tables (cfr:PATH.npz), a bidder and a "
-            "card player (split:BIDDER:PLAYER), or an OpenSpiel bot (openspiel:ismcts:1000, openspiel:mccfr:PATH)"
+            f"unknown agent spec {text!r}; the kinds: random, rules, pimc:N, PATH.pt, "
+            "search:/anchored:/calls:N:PATH.pt, cfr:PATH.npz, split:A:B, openspiel:KIND:ARG (docs/agents.md lists them)"
         )
     param_name = _AGENTS[name][2]
     if not colon:

@@ -41,6 +41,8 @@ def add_parsers(sub: Any) -> None:
         p.add_argument("--hands", type=positive_int, default=None, help="play N hands instead of a whole game")
         p.add_argument("--hint", default="rules", metavar="SPEC",
                        help="the agent whose advice 'hint' gives (default rules; pimc:50 gives its values)")
+        p.add_argument("--allow-cheating", action="store_true",
+                       help="let an agent that sees every hand (omniscient) sit at the table, as partner or opponent")
 
     pl = sub.add_parser("play", help=COMMANDS["play"],
                         description="A whole game against three agents in the terminal; answer each decision with "
@@ -57,12 +59,31 @@ def add_parsers(sub: Any) -> None:
                          "the network, with no login)")
 
 
+def _check_fair(args: argparse.Namespace) -> None:
+    """A person is not seated with an agent that sees every hand unless they asked (``--allow-cheating``), and a
+    hint only ever sees what the person's seat sees."""
+    from euchre_env.agents.registry import sees_hidden_cards
+
+    if sees_hidden_cards(args.hint):
+        fail(f"--hint {args.hint} sees every hand: a hint may see only what your seat sees (rules, pimc:N, a "
+             "checkpoint)")
+    cheats = [f"--{flag} {spec}" for flag, spec in (("partner", args.partner), ("opponents", args.opponents))
+              if sees_hidden_cards(spec)]
+    if cheats and not args.allow_cheating:
+        fail(f"{' and '.join(cheats)} sees every hand (a ceiling for analysis, not a player): add --allow-cheating "
+             "to play with it anyway")
+    if cheats:
+        print(f"euchre: warning: {' and '.join(cheats)} sees every hand, yours included (--allow-cheating)",
+              file=sys.stderr)
+
+
 def run_table(args: argparse.Namespace) -> int:
     """play and serve: a person against three agents (play/terminal.py, play/web.py)."""
     try:
         rules = make_rules(args.preset, args.options)
     except ValueError as exc:
         fail(str(exc))
+    _check_fair(args)
     if args.command == "play":
         from euchre_env.play.terminal import play_in_terminal
 

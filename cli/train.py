@@ -135,8 +135,23 @@ def run_train(args: argparse.Namespace) -> int:
             config = load_config(os.path.join(run_dir, "config.yaml"), args.overrides)
     except (ValueError, OSError) as exc:  # a bad config
         fail(str(exc))
+    _say_who_cheats(config)
     status, _, _ = _train_and_evaluate(args, config, run_dir, lambda resume: _train_command(args, run_dir, resume))
     return status
+
+
+def _say_who_cheats(config: Any) -> None:
+    """One line on stderr where the run learns from an agent that sees every hand (registry.SEES_HIDDEN_CARDS): as
+    a league opponent or the cloning teacher (evaluating against one is a ceiling, not learning, and says nothing)."""
+    from euchre_env.agents.registry import sees_hidden_cards
+
+    roles = [f"league.mix {spec}" for spec in config.league.mix
+             if spec not in ("self", "past") and sees_hidden_cards(spec)]
+    if config.pretrain.teacher and sees_hidden_cards(config.pretrain.teacher):
+        roles.append(f"pretrain.teacher {config.pretrain.teacher}")
+    if roles:
+        sys.stderr.write(f"{PROG}: note: {' and '.join(roles)} sees every hand (a ceiling, not a player): the network "
+                         "plays against or imitates choices made from cards its seat cannot see\n")
 
 
 def run_exploit(args: argparse.Namespace) -> int:

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from euchre_env.agents.random_agent import RandomAgent
-from euchre_env.agents.registry import agent_names, check_spec, make_agent
+from euchre_env.agents.registry import agent_names, check_spec, make_agent, sees_hidden_cards
 from euchre_env.agents.rule_based.agent import RuleBasedAgent
 from euchre_env.agents.search.pimc import PIMCAgent
 from euchre_env.envs.agent_specs import UnknownAgentSpec
@@ -24,8 +24,9 @@ BAD = [
     ("pimc:", ValueError, "agent spec 'pimc:': worlds must be an integer, e.g. 'pimc:50', got ''"),
     ("rules:3", ValueError, "agent spec 'rules:3': 'rules' takes no parameter (write 'rules')"),
     ("random:", ValueError, "agent spec 'random:': 'random' takes no parameter (write 'random')"),
-    ("wizard", UnknownAgentSpec, "unknown agent spec 'wizard'; known: omniscient, pimc, random, rules "
-                                 "(e.g. 'pimc:50'), or a checkpoint path ending in .pt"),
+    ("wizard", UnknownAgentSpec, "unknown agent spec 'wizard'; the kinds: random, rules, pimc:N, PATH.pt, "
+                                 "search:/anchored:/calls:N:PATH.pt, cfr:PATH.npz, split:A:B, openspiel:KIND:ARG "
+                                 "(docs/agents.md lists them)"),
     ("", UnknownAgentSpec, "unknown agent spec ''"),
 ]
 
@@ -76,8 +77,10 @@ def test_a_checkpoint_spec_is_checked_for_the_file_only(tmp_path):
         check_spec(str(folder))
 
 
-def test_agent_names():
-    assert agent_names() == ["omniscient", "pimc", "random", "rules"]
+def test_agent_names_list_the_cheating_agent_apart():
+    assert agent_names() == ["pimc", "random", "rules", "omniscient"]  # the players, then what sees hidden cards
+    assert [sees_hidden_cards(s) for s in ("omniscient", "split:omniscient:rules", "split:rules:omniscient",
+                                           "rules", "pimc:50", "knock.pt")] == [True, True, True, False, False, False]
 
 
 def test_specs_and_the_package_need_no_torch(tmp_path):

@@ -72,6 +72,10 @@ def test_ladder_writes_json_csv_png(tmp_path, capsys):
         (["eval", "random", "random", "--seed", "-1"], "non-negative"),
         (["cfr", "--seed", "-1", "--deals", "1", "--out", "never_written.npz"], "--seed: expected a non-negative"),
         (["eval", "random", "random", "--hands", str(10**12)], "expected at most 1,000,000 deals a match"),
+        (["play", "--opponents", "omniscient"], "--opponents omniscient sees every hand (a ceiling for analysis, "
+                                                "not a player): add --allow-cheating"),
+        (["serve", "--partner", "split:omniscient:rules"], "--partner split:omniscient:rules sees every hand"),
+        (["play", "--hint", "omniscient", "--allow-cheating"], "--hint omniscient sees every hand: a hint may see"),
         (["eval", "random", "random", "--games", "1000001"], "expected at most 1,000,000 deals a match"),
         (["eval", "random"], "required"),
         (["eval", "random:3", "random"], "takes no parameter"),
@@ -377,3 +381,14 @@ def test_an_output_that_cannot_be_written_is_refused_before_any_work(tmp_path, c
         err = capsys.readouterr().err
         assert info.value.code == 2 and err.count("\n") == 1 and message in err, err
     assert a_file.read_text() == "kept" and sorted(p.name for p in tmp_path.iterdir()) == ["results.txt"]
+
+
+def test_training_against_or_from_an_agent_that_sees_every_hand_says_so_in_one_line(capsys):
+    from euchre_env.cli.train import _say_who_cheats
+    from euchre_env.training.config import load_config
+
+    _say_who_cheats(load_config(None, ["league.mix={self: 0.5, omniscient: 0.5}", "pretrain.teacher=omniscient"]))
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "league.mix omniscient and pretrain.teacher omniscient sees every hand" in err
+    _say_who_cheats(load_config(None, []))  # the default league: nothing to say
+    assert capsys.readouterr().err == ""
