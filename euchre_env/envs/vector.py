@@ -73,6 +73,14 @@ RESET_OPTIONS = ("deals",)
 VECTOR_OBSERVATIONS = (*OBSERVATIONS, "none")  # "none": masks and seats only, for search and engine-speed users
 
 
+# The most games one env steps: a million (2**20) hold about 3.5 GB of structured observations; more is a typo
+# rather than a batch (issue 54: every count a user types has a range).
+MAX_NUM_ENVS = 1 << 20
+# The most threads a batch is cut into: each is a thread of the pool (native.run_slices), so 10**9 would start
+# threads until the process failed; 256 is far above this project's machines.
+MAX_THREADS = 256
+
+
 @dataclass(frozen=True)
 class Engine:
     """A vector env's games as compiled code reads and drives them (:attr:`VectorEuchre.engine`).
@@ -111,13 +119,15 @@ class VectorEuchre:
         **options: Any,
     ) -> None:
         self.rules = resolve_rules(rules, options)
-        if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
-            raise ValueError(f"'threads' must be a positive int or None (every core), got {threads!r}")
+        if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
+                                    or not 1 <= threads <= MAX_THREADS):
+            raise ValueError(f"'threads' must be an int from 1 to {MAX_THREADS} or None (every core), got {threads!r}")
         self.threads = threads
         # the slices of games a batch is cut into, each a call on its own thread (native.run_slices)
         self.slices = 1 if threads == 1 else threads or default_threads()
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
-            raise ValueError(f"'num_envs' must be a positive int, got {num_envs!r}")
+        if (isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer))
+                or not 1 <= num_envs <= MAX_NUM_ENVS):
+            raise ValueError(f"'num_envs' must be an int from 1 to {MAX_NUM_ENVS:,}, got {num_envs!r}")
         check_choice("observation", observation, VECTOR_OBSERVATIONS)
         check_choice("reward", reward, REWARDS)
         self.max_hands = check_episode_args(self.rules, episode, reward, None, max_hands)

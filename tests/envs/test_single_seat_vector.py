@@ -197,7 +197,7 @@ def test_an_illegal_action_names_its_game_and_changes_nothing():
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [
-    ({"num_envs": 0}, r"'num_envs' must be a positive int, got 0"),
+    ({"num_envs": 0}, r"'num_envs' must be an int from 1 to 1,048,576, got 0"),
     ({"opponents": "nobody"}, r"unknown agent spec 'nobody'"),
     ({"opponents": {"rules": 0}}, r"opponent 'rules': its weight must be a positive number, got 0"),
     ({"opponents": []}, r"opponents must name at least one opponent"),

@@ -44,7 +44,9 @@ def test_malformed_actions_get_one_line(actions, message):
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"num_envs": 0}, "'num_envs' must be a positive int"),
+    ({"num_envs": 0}, "'num_envs' must be an int from 1 to 1,048,576, got 0"),
+    ({"num_envs": 10**12}, "'num_envs' must be an int from 1 to 1,048,576, got 1000000000000"),
+    ({"threads": 10**9}, r"'threads' must be an int from 1 to 256 or None \(every core\), got 1000000000"),
     ({"observation": "pixels"}, "'observation' must be one of"),
     ({"episode": "rubber"}, "'episode' must be one of"),
     ({"reward": "money"}, "'reward' must be one of"),
