@@ -75,7 +75,8 @@ def check_output(path: str, folder: bool) -> None:
     kind = "a folder" if folder else "a file"
     if os.path.exists(path) and os.path.isdir(path) != folder:
         raise ValueError(f"cannot write {kind} at {path!r}: {'a file' if folder else 'a folder'} is there")
-    parent = path if folder else os.path.dirname(os.path.abspath(path))
+    full = os.path.abspath(path)  # a relative path's parents end at the current folder, not at ''
+    parent = full if folder else os.path.dirname(full)
     while not os.path.exists(parent):
         parent = os.path.dirname(parent)
     try:

@@ -392,3 +392,15 @@ def test_training_against_or_from_an_agent_that_sees_every_hand_says_so_in_one_l
     assert err.count("\n") == 1 and "league.mix omniscient and pretrain.teacher omniscient sees every hand" in err
     _say_who_cheats(load_config(None, []))  # the default league: nothing to say
     assert capsys.readouterr().err == ""
+
+
+def test_a_relative_output_is_checked_where_it_will_be_written(tmp_path, monkeypatch):
+    """runs/NAME or out.npz below the current folder: checked there (a relative folder's parents end at '', which
+    once looped for ever)."""
+    from euchre_env.cli.arguments import check_output
+
+    monkeypatch.chdir(tmp_path)
+    check_output("runs/lbr-rules", folder=True)
+    check_output("deep/er/tables.npz", folder=False)
+    check_output("here", folder=True)
+    assert list(tmp_path.iterdir()) == []
