@@ -11,7 +11,7 @@ from typing import Any
 import torch
 
 from euchre_env.agents.neural.network import ActorCritic
-from euchre_env.agents.registry import make_agent
+from euchre_env.agents.registry import build_for_rules
 from euchre_env.game.actions import action_table
 from euchre_env.game.rules import Rules
 from euchre_env.training.config import TrainConfig
@@ -21,9 +21,20 @@ from euchre_env.training.solver_targets import SolverTargets
 from euchre_env.views.structured import make_observer
 
 
-def scripted_agents(config: TrainConfig) -> dict[str, Any]:
-    """The league's scripted members (agent spec -> agent): every mix entry but ``self`` and ``past``."""
-    return {s: make_agent(s) for s in config.league.mix if s not in (SELF, PAST)}
+def scripted_agents(config: TrainConfig, rules: Rules) -> dict[str, Any]:
+    """The league's scripted members (agent spec -> agent): every mix entry but ``self`` and ``past``, each checked
+    against the run's ``rules`` (a ValueError line for a bad or refused checkpoint, or one for other rules)."""
+    return {s: build_for_rules(s, rules) for s in config.league.mix if s not in (SELF, PAST)}
+
+
+def check_later_agents(config: TrainConfig, rules: Rules) -> None:
+    """Build once, against the run's rules, every agent the run meets only later (the cloning teacher, the periodic
+    and the final evaluations' opponents): a bad or refused checkpoint is one ValueError line before the run's
+    folder is written, not a traceback after the cloning or hours of training. The league's are built at once."""
+    teacher = [config.pretrain.teacher] if config.pretrain.teacher else []
+    periodic = config.eval.opponents if config.eval.every else []
+    for spec in dict.fromkeys([*teacher, *periodic, *config.final_eval.opponents]):
+        build_for_rules(spec, rules, 0)
 
 
 def make_oracle(config: TrainConfig, rules: Rules, scripted: dict[str, Any]) -> Oracle | None:

@@ -24,7 +24,7 @@ from typing import Any
 import torch
 import yaml
 
-from euchre_env.agents.neural.network import PRECISIONS
+from euchre_env.agents.neural.network import MAX_LAYERS, MAX_WIDTH, PRECISIONS
 from euchre_env.agents.registry import NETWORK_SEARCHES, check_spec
 from euchre_env.game.rules import Rules, check_option_names
 from euchre_env.views.structured import OBSERVATIONS
@@ -274,9 +274,7 @@ RANGES: dict[str, Range] = {
     "pretrain.epochs": Range(1, 100),
     "pretrain.minibatch_size": MINIBATCH,
     "pretrain.lr": LEARNING_RATE,
-    # Each layer's width; 8 such layers of 2,048 are 134 MB of weights a network, held by the actor, the critic,
-    # Adam's two moments of each and every league snapshot.
-    "model.hidden": Range(1, 2048),
+    "model.hidden": Range(1, MAX_WIDTH),  # each layer's width (agents/neural/network.py says why)
     "league.mix": Range(0, 10**6, integer=False),  # relative weights, drawn in proportion (their sum above 0)
     "league.snapshot_every": UPDATES,
     "league.max_snapshots": Range(1, 100),  # each a frozen actor in memory
@@ -301,7 +299,6 @@ RANGES: dict[str, Range] = {
     "expert.minibatch_size": MINIBATCH,
     "expert.lr": LEARNING_RATE,
 }
-MAX_LAYERS = 8  # model.hidden: the hidden layers of each network
 
 
 def _shown(value: Any) -> str:

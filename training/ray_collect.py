@@ -38,7 +38,7 @@ class _RolloutWorker:
         torch.set_num_threads(1)  # one actor per CPU
         cfg = TrainConfig.from_dict(config)
         rules = cfg.make_rules()
-        scripted = scripted_agents(cfg)
+        scripted = scripted_agents(cfg, rules)
         oracle = make_oracle(cfg, rules, scripted)
         self.model = make_model(cfg, rules, oracle)
         self.selfplay = make_selfplay(cfg, rules, self.model, oracle, cfg.league.mix, scripted)

@@ -67,7 +67,7 @@ from euchre_env.agents.registry import make_agent
 from euchre_env.evaluation import MatchResult, evaluate
 from euchre_env.evaluation.progress import progress_bar
 from euchre_env.training.allocator import keep_freed_memory
-from euchre_env.training.build import make_model, make_oracle, make_selfplay, scripted_agents
+from euchre_env.training.build import check_later_agents, make_model, make_oracle, make_selfplay, scripted_agents
 from euchre_env.training.config import (
     AUTO_DEVICE,
     AUTO_PRECISION,
@@ -126,7 +126,8 @@ class Trainer:
             on_cpu = self.device.type == "cpu"  # an accelerator's products are timed there
             config.ppo.matmul_precision = fastest_precision() if on_cpu else fastest_precision(device=self.device)
             self.log(f"ppo.matmul_precision auto: {config.ppo.matmul_precision}, the faster product on this machine")
-        scripted = scripted_agents(config)
+        scripted = scripted_agents(config, self.rules)
+        check_later_agents(config, self.rules)
         self.oracle = make_oracle(config, self.rules, scripted)
         # a resumed run loads its own weights over these
         self.model = make_model(config, self.rules, self.oracle, dense=self.dense).to(self.device)

@@ -34,7 +34,7 @@ from typing import Any
 import torch
 
 from euchre_env.agents.neural.belief import BeliefHead
-from euchre_env.agents.neural.network import PolicyNet
+from euchre_env.agents.neural.network import MAX_LAYERS, MAX_WIDTH, PolicyNet
 from euchre_env.game.actions import action_table
 from euchre_env.game.rules import Rules
 from euchre_env.game.seats import CARD_PLACES
@@ -208,6 +208,11 @@ def load_checkpoint(path: str | os.PathLike, rules: Rules | None = None) -> dict
         )
     if rules is not None:
         check_rules(path, saved_rules, rules)
+    sizes = {"obs_size": make_observer(saved_rules, observation).size, "num_actions": len(action_table(saved_rules))}
+    for key, size in sizes.items():  # its network's ends are the observation's and the action table's sizes
+        if data[key] != size:
+            raise CheckpointError(f"{path!r} has {key} {_one_line(repr(data[key]), 20)}; its rules and "
+                                  f"{observation} observation have {size}")
     data["rules"] = saved_rules
     return data
 
@@ -219,11 +224,12 @@ def build_model(data: dict[str, Any], path: str | os.PathLike | None = None) -> 
     where = "checkpoint" if path is None else f"checkpoint {os.fspath(path)!r}"
     try:
         hidden = [int(h) for h in data["hidden"]]
-        model = PolicyNet(int(data["obs_size"]), int(data["num_actions"]), hidden)
         if data["version"] == 1:  # an ActorCritic's weights: the actor's, the critic's left out
             weights = {k.removeprefix("actor."): v for k, v in data["model"].items() if k.startswith("actor.")}
         else:
             weights = data["actor"]
+        _check_shapes(weights, int(data["obs_size"]), int(data["num_actions"]), hidden)
+        model = PolicyNet(int(data["obs_size"]), int(data["num_actions"]), hidden)
         model.load_state_dict(weights)
     except (RuntimeError, KeyError, TypeError, ValueError, AttributeError) as e:
         # load_state_dict lists every mismatch on its own line after a header: show the first one
@@ -231,6 +237,23 @@ def build_model(data: dict[str, Any], path: str | os.PathLike | None = None) -> 
         detail = _one_line(lines[1] if len(lines) > 1 else e)
         raise CheckpointError(f"{where}: the weights do not fit the network it describes ({detail})") from None
     return model.eval()
+
+
+def _check_shapes(weights: dict[str, Any], obs_size: int, num_actions: int, hidden: list[int]) -> None:
+    """ValueError unless ``weights`` hold exactly the tensors of the network the sizes describe. Checked on
+    torch's meta device, which allocates nothing: a crafted file that declares ``hidden: [60000, 60000]`` beside
+    small weights is refused here, before the 14 GB network it describes is built."""
+    if not 1 <= len(hidden) <= MAX_LAYERS or not all(0 < h <= MAX_WIDTH for h in hidden):
+        raise ValueError(f"hidden {_one_line(repr(hidden), 60)}: 1 to {MAX_LAYERS} widths of 1 to {MAX_WIDTH} each")
+    with torch.device("meta"):
+        want = {k: tuple(v.shape) for k, v in PolicyNet(obs_size, num_actions, hidden).state_dict().items()}
+    if not isinstance(weights, dict):
+        raise ValueError("its weights are not a mapping of tensors")
+    have = {k: tuple(v.shape) if isinstance(v, torch.Tensor) else None for k, v in weights.items()}
+    for key in sorted(want.keys() | have.keys()):
+        if want.get(key) != have.get(key):
+            raise ValueError(f"{key}: {have.get(key) or 'missing'} in the file, {want.get(key) or 'none'} "
+                             "in the network")
 
 
 def build_belief(data: dict[str, Any], path: str | os.PathLike | None = None) -> BeliefHead | None:

@@ -232,13 +232,38 @@ def test_other_version_invalid_rules_and_missing_keys(good, tmp_path):
     refused(path, "is missing 'observation'")
 
 
-def test_weights_that_do_not_fit_the_network(good, tmp_path):
-    path = _tampered(good, tmp_path, hidden=[9])
+def _unfit(path: str) -> str:
     with pytest.raises(CheckpointError) as info:
         build_model(load_checkpoint(path), path)
     message = str(info.value)
-    assert "the weights do not fit the network it describes (size mismatch for 0.weight" in message
     assert "\n" not in message and len(message) <= 200 + len(path)
+    return message
+
+
+def test_weights_that_do_not_fit_the_network(good, tmp_path):
+    message = _unfit(_tampered(good, tmp_path, hidden=[9]))
+    assert "the weights do not fit the network it describes (0.bias: (8,) in the file, (9,) in the network)" \
+        in message
+
+
+def test_a_huge_network_is_refused_before_it_is_built(good, tmp_path, monkeypatch):
+    # The probe's crafted file: small weights, a network of 60,000 x 60,000 declared. Nothing may be allocated.
+    built = []
+    monkeypatch.setattr(PolicyNet, "__init__", lambda self, *a, **k: built.append(a))
+    message = _unfit(_tampered(good, tmp_path, hidden=[60000, 60000]))
+    assert "hidden [60000, 60000]: 1 to 8 widths of 1 to 2048 each" in message
+    monkeypatch.undo()
+    payload = torch.load(good, weights_only=True)
+    payload["hidden"] = [2048, 2048]  # allowed widths, but not the widths its weights have
+    message = _unfit(_tampered(good, tmp_path, **payload))
+    assert "(0.bias: (8,) in the file, (2048,) in the network)" in message
+    assert built == []
+
+
+@pytest.mark.parametrize("key", ["obs_size", "num_actions"])
+def test_sizes_that_are_not_the_rules_sizes(good, tmp_path, key):
+    payload = torch.load(good, weights_only=True)
+    refused(_tampered(good, tmp_path, **{key: payload[key] + 1}), f"has {key} {payload[key] + 1}; its rules and ")
 
 
 def test_a_checkpoint_for_other_rules(good):

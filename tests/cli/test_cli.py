@@ -178,6 +178,24 @@ def test_a_bad_train_config_is_one_line_with_status_2(tmp_path, capsys, config, 
     assert not (tmp_path / "runs").exists()  # refused before anything was made
 
 
+@pytest.mark.parametrize("slot", ["pretrain.teacher={}", "eval.opponents=[{}]", "final_eval.opponents={{{}: 10}}",
+                                  "league.mix={{self: 1, {}: 1}}"])
+def test_a_refused_checkpoint_in_any_config_slot_is_one_line_before_training(tmp_path, capsys, slot):
+    """The probe of issue 54: a pickled file as the teacher or an opponent was refused inside a traceback, the final
+    evaluation's after the run had trained. Every slot is now built before the run's folder is written."""
+    torch = pytest.importorskip("torch", reason="the trainer needs the train extra (torch)")
+    evil = tmp_path / "evil.pt"
+    torch.save({"run": eval}, evil)  # a global the weights-only loader refuses
+    argv = ["train", "--runs-dir", str(tmp_path / "runs"), "--no-progress", "--set", slot.format(evil)]
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    captured = capsys.readouterr()
+    assert captured.err.startswith("euchre: error: ") and captured.err.count("\n") == 1, captured.err
+    assert "it refers to code (the global 'eval')" in captured.err and captured.out == ""
+    assert not (tmp_path / "runs").exists()
+
+
 # ------------------------------------------------------------------------------ Ctrl-C
 def _sigint_after_interrupting_myself():
     os.kill(os.getpid(), signal.SIGINT)  # a worker that does not ignore SIGINT dies here
