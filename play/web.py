@@ -25,8 +25,8 @@ API (JSON in and out):
 
 Every error, from a bad request to a bug, is ``{"error": "one line"}`` with its status (400 malformed or
 illegal, 403 no or wrong token, another site's request or another name in ``Host``, 404 no such game, 405,
-409 stale or out of turn, 413 over the size limit, 415 not JSON, 500, 503 the server holds all the games it
-may), and changes nothing.
+409 stale or out of turn, 413 over the size limit, 415 not JSON, 429 the address holds all the games it may,
+500, 503 the server holds all the games it may), and changes nothing.
 
 What keeps the server safe to leave running: game ids and tokens are random (``secrets``), so no page can
 guess another tab's game, and one that is not this page cannot act on any (the browser refuses a
@@ -34,10 +34,11 @@ cross-site request with a custom header and a JSON body unless the server allows
 an ``Origin`` or ``Sec-Fetch-Site`` header naming another site is refused outright). A ``Host`` that is not a
 name of this server is refused too: a DNS-rebinding page (its own name pointed at 127.0.0.1) sends its name
 there, and its ``Origin`` matches it. The games held are bounded without one client evicting another's: a
-game unused for ``idle_seconds`` is dropped; a client past ``max_games_per_client`` games loses its own least
-recently used one; past ``max_games`` in all, a new game is refused (503) rather than another client's game
-dropped. A request body is at most ``MAX_BODY`` bytes, chunked or not. Binds to 127.0.0.1 by default: the page
-is for the person at this machine.
+game unused for ``idle_seconds`` is dropped, one the person never moved in after ``unplayed_seconds``; a client
+past ``max_games_per_client`` games loses its own least recently used one; past ``max_games_per_address`` games
+of one network address (client ids cost nothing) or ``max_games`` in all, a new game is refused (429, 503)
+rather than another client's game dropped. A request body is at most ``MAX_BODY`` bytes, chunked or not. Binds
+to 127.0.0.1 by default: the page is for the person at this machine.
 """
 
 from __future__ import annotations
@@ -70,15 +71,22 @@ TOKEN_HEADER = "X-Euchre-Token"
 MAX_BODY = 4096  # bytes; the largest request the page sends is about 70
 MAX_GAMES = 100  # games held at once, all clients together
 MAX_GAMES_PER_CLIENT = 10  # one browser's games (its tabs share a client); a person plays in a few tabs
+# One network address's games, all its clients together: a client id costs nothing (a POST without one gets a new
+# one), so without this one script could take every game slot (issue 54). Behind a reverse proxy every visitor
+# has the proxy's address; the server is meant for the people who reach it directly.
+MAX_GAMES_PER_ADDRESS = 30
 IDLE_SECONDS = 6 * 3600.0  # a game unused this long is dropped
+UNPLAYED_SECONDS = 600.0  # a game in which the person never moved, unused this long, is dropped
 
 
 class _Game:
     """One browser tab's games: the current :class:`Table`, the games won so far by each team, the token."""
 
-    def __init__(self, make_table: Callable[[], Table], client: str) -> None:
+    def __init__(self, make_table: Callable[[], Table], client: str, address: str = "") -> None:
         self.make_table = make_table
         self.client = client  # whose game: the store drops a client's games only to make room for its own
+        self.address = address  # the network address that created it (the store caps each address's games)
+        self.played = False  # the person has moved in it: until then it is dropped sooner (UNPLAYED_SECONDS)
         self.table: Table = make_table()
         self.won = [0, 0]
         self.games = 1
@@ -105,30 +113,39 @@ class _Game:
 
 
 class StoreFull(Exception):
-    """No room for a new game: the store holds ``max_games``, none of them the creating client's to drop."""
+    """No room for a new game: the store holds ``max_games`` (503), or this address its ``max_games_per_address``
+    (429), none of them the creating client's to drop. ``retry_after``: seconds until the first of them expires."""
 
-    def __init__(self, max_games: int, retry_after: int) -> None:
-        super().__init__(f"the server holds its limit of {max_games} games, none of them this client's to "
-                         f"replace; the least recently used is dropped if still unused in {_duration(retry_after)}")
+    def __init__(self, message: str, status: int, retry_after: int) -> None:
+        super().__init__(f"{message}; the first of them is dropped if still unused in {_duration(retry_after)}")
+        self.status = status
         self.retry_after = retry_after
 
 
 class GameStore:
-    """The games the server holds, least recently used first, each owned by a client (a browser): none unused
-    for more than ``idle_seconds`` of ``clock`` (dropped when the store is next used), at most
-    ``max_games_per_client`` of one client (its least recently used dropped for its new one) and at most
-    ``max_games`` in all (a new game refused past it: a client that floods the server cannot drop another's
-    game, only take the room still free). Callers hold the app's lock."""
+    """The games the server holds, least recently used first, each owned by a client (a browser) and created from a
+    network address: none unused for more than ``idle_seconds`` of ``clock``, nor one the person never moved in
+    unused for more than ``unplayed_seconds`` (both dropped when the store is next used); at most
+    ``max_games_per_client`` of one client (its least recently used dropped for its new one); at most
+    ``max_games_per_address`` from one address and ``max_games`` in all (a new game refused past either: a client
+    that floods the server cannot drop another's game, only take the room still free, and one address cannot take
+    all of it with fresh client ids). Callers hold the app's lock."""
 
     def __init__(self, max_games: int, idle_seconds: float, clock: Callable[[], float],
-                 max_games_per_client: int = MAX_GAMES_PER_CLIENT) -> None:
-        for name, value in (("max_games", max_games), ("max_games_per_client", max_games_per_client)):
+                 max_games_per_client: int = MAX_GAMES_PER_CLIENT,
+                 max_games_per_address: int = MAX_GAMES_PER_ADDRESS,
+                 unplayed_seconds: float = UNPLAYED_SECONDS) -> None:
+        for name, value in (("max_games", max_games), ("max_games_per_client", max_games_per_client),
+                            ("max_games_per_address", max_games_per_address)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ValueError(f"{name} must be a positive int, got {value!r}")
-        if isinstance(idle_seconds, bool) or not isinstance(idle_seconds, (int, float)) or not idle_seconds > 0:
-            raise ValueError(f"idle_seconds must be a positive number, got {idle_seconds!r}")
+        for name, seconds in (("idle_seconds", idle_seconds), ("unplayed_seconds", unplayed_seconds)):
+            if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 < seconds < math.inf:
+                raise ValueError(f"{name} must be a positive number, got {seconds!r}")
         self.max_games, self.idle_seconds, self.clock = max_games, float(idle_seconds), clock
+        self.unplayed_seconds = min(float(unplayed_seconds), self.idle_seconds)
         self.max_games_per_client = max_games_per_client
+        self.max_games_per_address = max_games_per_address
         self._games: OrderedDict[str, _Game] = OrderedDict()
 
     def __len__(self) -> int:
@@ -145,18 +162,24 @@ class GameStore:
             return claimed
         return secrets.token_urlsafe(18)
 
-    def add(self, client: str, make: Callable[[str], _Game]) -> tuple[str, _Game]:
-        """Make room for a new game of ``client`` (dropping its own least recently used game past
-        ``max_games_per_client``; :class:`StoreFull` past ``max_games``, before ``make`` is called: a refused
-        game costs no deal), then hold ``make(client)`` under a new random id; the id and the game."""
+    def add(self, client: str, make: Callable[[str], _Game], address: str = "") -> tuple[str, _Game]:
+        """Make room for a new game of ``client`` from ``address`` (dropping the client's own least recently used
+        game past ``max_games_per_client``; :class:`StoreFull` past ``max_games_per_address`` or ``max_games``,
+        before ``make`` is called: a refused game costs no deal), then hold ``make(client)`` under a new random
+        id; the id and the game."""
         self._expire()
         own = [game_id for game_id, g in self._games.items() if g.client == client]  # least recently used first
         replaced = own[0] if len(own) >= self.max_games_per_client else None
-        if replaced is None and len(self._games) >= self.max_games:
-            # The first whole second at which the least recently used game is unused for more than idle_seconds.
-            oldest = next(iter(self._games.values())).used
-            raise StoreFull(self.max_games, math.floor(oldest + self.idle_seconds - self.clock()) + 1)
+        if replaced is None:
+            from_address = [g for g in self._games.values() if g.address == address]
+            if len(from_address) >= self.max_games_per_address:
+                raise StoreFull(f"this address holds its limit of {self.max_games_per_address} games, none of them "
+                                "this client's to replace", 429, self._retry_after(from_address))
+            if len(self._games) >= self.max_games:
+                raise StoreFull(f"the server holds its limit of {self.max_games} games, none of them this client's "
+                                "to replace", 503, self._retry_after(list(self._games.values())))
         game = make(client)
+        game.address = address
         if replaced is not None:  # dropped only once the new game exists: a failed deal changes nothing
             del self._games[replaced]
         game_id = secrets.token_urlsafe(12)
@@ -173,11 +196,17 @@ class GameStore:
             self._games.move_to_end(game_id)
         return game
 
+    def _lifetime(self, game: _Game) -> float:
+        return self.idle_seconds if game.played else self.unplayed_seconds
+
+    def _retry_after(self, games: list[_Game]) -> int:
+        """The first whole second at which one of ``games`` is unused for longer than its lifetime."""
+        return math.floor(min(g.used + self._lifetime(g) for g in games) - self.clock()) + 1
+
     def _expire(self) -> None:
-        # Least recently used first, so the idle ones are at the front.
-        limit = self.clock() - self.idle_seconds
-        while self._games and next(iter(self._games.values())).used < limit:
-            self._games.popitem(last=False)
+        now = self.clock()
+        for game_id in [i for i, g in self._games.items() if g.used < now - self._lifetime(g)]:
+            del self._games[game_id]
 
 
 class Refused(Exception):
@@ -191,15 +220,18 @@ class Refused(Exception):
 def create_app(rules: Rules, seat: int = 0, partner: str = "rules", opponents: str = "rules",
                seed: int = 0, hands: int | None = None, hint: str = "rules", max_games: int = MAX_GAMES,
                idle_seconds: float = IDLE_SECONDS, clock: Callable[[], float] = time.monotonic,
-               max_games_per_client: int = MAX_GAMES_PER_CLIENT, host: str = "127.0.0.1") -> Flask:
+               max_games_per_client: int = MAX_GAMES_PER_CLIENT, host: str = "127.0.0.1",
+               max_games_per_address: int = MAX_GAMES_PER_ADDRESS,
+               unplayed_seconds: float = UNPLAYED_SECONDS) -> Flask:
     """The app; every tab's ``k``-th game is dealt from ``seed`` and ``k`` (so a seeded server replays).
-    ``hint`` is the agent spec of the hint; ``max_games``, ``idle_seconds``, ``clock`` and
-    ``max_games_per_client`` bound the games held (:class:`GameStore`); ``host`` is the address the server
-    binds (``--host``): requests must name it or a loopback name in ``Host`` (:func:`.web_address.host_allowed`).
+    ``hint`` is the agent spec of the hint; ``max_games``, ``idle_seconds``, ``clock``, ``max_games_per_client``,
+    ``max_games_per_address`` and ``unplayed_seconds`` bound the games held (:class:`GameStore`); ``host`` is the
+    address the server binds (``--host``): requests must name it or a loopback name in ``Host``
+    (:func:`.web_address.host_allowed`).
     A bad agent spec or bound raises ``ValueError`` here, before the server starts."""
     counter = itertools.count()
     lock = threading.Lock()  # one request at a time uses the games (Flask serves requests in threads)
-    games = GameStore(max_games, idle_seconds, clock, max_games_per_client)
+    games = GameStore(max_games, idle_seconds, clock, max_games_per_client, max_games_per_address, unplayed_seconds)
 
     def make_table() -> Table:
         return Table(rules, seat, partner, opponents, seed=seed * 1_000_003 + next(counter), hands=hands)
@@ -225,7 +257,7 @@ def create_app(rules: Rules, seat: int = 0, partner: str = "rules", opponents: s
 
     @app.errorhandler(StoreFull)
     def full(exc: StoreFull) -> tuple[Response, int, dict[str, str]]:
-        return *error(str(exc), 503), {"Retry-After": str(exc.retry_after)}
+        return *error(str(exc), exc.status), {"Retry-After": str(exc.retry_after)}
 
     @app.errorhandler(HTTPException)
     def http_error(exc: HTTPException) -> Any:
@@ -306,7 +338,8 @@ def create_app(rules: Rules, seat: int = 0, partner: str = "rules", opponents: s
                 game = games.get(game_id)
                 if game is None:
                     raise Refused(404, f"no game {game_id!r}: never started, or dropped (unused for "
-                                       f"{_duration(games.idle_seconds)}, or the least recently used of more "
+                                       f"{_duration(games.idle_seconds)}, {_duration(games.unplayed_seconds)} "
+                                       f"before its first move, or the least recently used of more "
                                        f"than {games.max_games_per_client} of its client's); start one with "
                                        f"POST /api/games")
                 token = request.headers.get(TOKEN_HEADER, "")
@@ -328,7 +361,8 @@ def create_app(rules: Rules, seat: int = 0, partner: str = "rules", opponents: s
         if claimed is not None and not isinstance(claimed, str):
             raise Refused(400, f"\"client\" must be the string a POST /api/games gave, got {type(claimed).__name__}")
         with lock:
-            game_id, game = games.add(games.client(claimed), lambda client: _Game(make_table, client))
+            game_id, game = games.add(games.client(claimed), lambda client: _Game(make_table, client),
+                                      request.remote_addr or "")
             # (a hand the person sits out can end a one-hand game at once: answer() counts it)
             return {"token": game.token, "client": game.client, **answer(game_id, game, game.table.advance())}
 
@@ -357,6 +391,7 @@ def create_app(rules: Rules, seat: int = 0, partner: str = "rules", opponents: s
             moves = [game.table.play(action)]
         except IllegalActionError as exc:  # not the person's turn, or not a legal action
             raise Refused(409 if "not your turn" in str(exc) else 400, str(exc)) from None
+        game.played = True
         return answer(game_id, game, moves + game.table.advance())
 
     @app.post("/api/games/<game_id>/next")

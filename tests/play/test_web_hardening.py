@@ -64,7 +64,7 @@ def test_101_new_games_without_a_client_fill_the_room_then_are_refused_and_drop_
     refused = _create(client)
     assert refused.headers["Retry-After"] == "501"  # the person's game, used at 1000: idle past 1600
     assert refused.get_json()["error"] == ("the server holds its limit of 20 games, none of them this client's "
-                                           "to replace; the least recently used is dropped if still unused in "
+                                           "to replace; the first of them is dropped if still unused in "
                                            "501 seconds")
     clock.now += 300
     assert _act(client, state, headers).status_code == 200
@@ -91,6 +91,40 @@ def test_101_new_games_of_one_client_replace_only_its_own() -> None:
     assert _owners(app).count(person) == 5 and _owners(app).count(flooder) == 5
     gone = client.get(f"/api/games/{first['id']}", headers=first_headers)
     assert gone.status_code == 404 and "least recently used of more than 5 of its client's" in gone.get_json()["error"]
+
+
+def test_fresh_client_ids_from_one_address_cannot_take_every_game() -> None:
+    """The probe of issue 54: 120 POST /api/games without a client id took all 100 games, and a new visitor got 503.
+    One address now holds at most its 30; a visitor from another address still gets a game."""
+    app = create_app(Rules.preset("knock"), seed=1)
+    flood = app.test_client()
+    flood.environ_base["REMOTE_ADDR"] = "10.0.0.66"
+    statuses = [_create(flood).status_code for _ in range(120)]
+    assert statuses == [200] * 30 + [429] * 90 and len(app.config["euchre_games"]) == 30
+    refused = _create(flood)
+    assert refused.get_json()["error"] == ("this address holds its limit of 30 games, none of them this client's "
+                                           "to replace; the first of them is dropped if still unused in 10 minutes")
+    assert refused.headers["Retry-After"] == "600"
+    visitor = app.test_client()
+    visitor.environ_base["REMOTE_ADDR"] = "10.0.0.7"
+    state, headers, _ = _game(visitor)
+    assert _act(visitor, state, headers).status_code == 200
+
+
+def test_a_game_nobody_moved_in_is_dropped_sooner_than_one_in_play() -> None:
+    clock = Clock()
+    app = create_app(Rules.preset("knock"), seed=1, idle_seconds=3600, unplayed_seconds=60, clock=clock)
+    client = app.test_client()
+    played, played_headers, _ = _game(client)
+    played = _act(client, played, played_headers).get_json()["state"]
+    unplayed, unplayed_headers, _ = _game(client)
+    clock.now += 61
+    assert client.get(f"/api/games/{played['id']}", headers=played_headers).status_code == 200
+    gone = client.get(f"/api/games/{unplayed['id']}", headers=unplayed_headers)
+    assert gone.status_code == 404 and "unused for 1 hour, 1 minute before its first move" in \
+        gone.get_json()["error"]
+    clock.now += 3601
+    assert client.get(f"/api/games/{played['id']}", headers=played_headers).status_code == 404
 
 
 def test_a_client_id_counts_only_when_the_server_gave_it_and_holds_its_games() -> None:

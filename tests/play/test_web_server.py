@@ -48,7 +48,7 @@ def test_a_clients_held_games_stay_bounded_over_3000_new_games() -> None:
     """Past ``max_games_per_client`` a client's own least recently used game is dropped: 3,000 games started by
     one client, 50 held, its first one gone, and the memory the games hold flat (traced over the last 300: an
     unbounded store grew by about 9 KB a game)."""
-    app = create_app(Rules.preset("knock"), seed=1, max_games=100, max_games_per_client=50)
+    app = create_app(Rules.preset("knock"), seed=1, max_games=100, max_games_per_client=50, max_games_per_address=100)
     client = app.test_client()
     games = app.config["euchre_games"]
     created = client.post("/api/games", json={}).get_json()
