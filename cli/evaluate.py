@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gzip
 import importlib.util
 import json
 import os
@@ -65,7 +66,8 @@ def add_parsers(sub: Any) -> None:
     mer = sub.add_parser("merge", help=COMMANDS["merge"],
                          description="Merge the eval.json of runs of the same match (agents, rules, seed) "
                                      "played over disjoint ranges of deals (eval --first-deal).")
-    mer.add_argument("runs", nargs="+", metavar="RUN", help="eval.json files, or the --out folders holding them")
+    mer.add_argument("runs", nargs="+", metavar="RUN",
+                     help="eval.json files (or .json.gz), or the --out folders holding them")
     mer.add_argument("--out", default=None, metavar="DIR", help="write the merged JSON and CSV results")
 
     lad = sub.add_parser("ladder", help=COMMANDS["ladder"],
@@ -187,8 +189,8 @@ def run_merge(args: argparse.Namespace) -> int:
     runs = []
     for path in args.runs:
         file = os.path.join(path, "eval.json") if os.path.isdir(path) else path
-        try:
-            with open(file) as f:
+        try:  # docs/results keeps published runs gzipped (docs/results/README.md): read them as they are
+            with (gzip.open(file, "rt") if file.endswith(".gz") else open(file)) as f:
                 runs.append(json.load(f))
         except (OSError, ValueError) as exc:
             fail(f"cannot read eval results {file!r}: {exc}; expected the eval.json (JSON) that "

@@ -2,21 +2,32 @@
 # Issue 46, item 2: the anchored search's gate (z) and its worlds (belief head, the network's policy likelihood),
 # chosen on a seed of their own (47300, never used for training, selection or any reported match) before the
 # 2,000-deal match on the diagnosis seed. Each row: the search against PIMC-50 on 500 duplicate deals, its override
-# counts by decision kind, JSON under docs/results/anchored_sweep/. Run from the project root.
+# counts by decision kind: JSON and log under runs/anchored_sweep/, the JSON gzipped into docs/results/anchored_sweep/
+# (docs/results/README.md). Run from the project root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DEALS=${DEALS:-500}
 SEED=${SEED:-47300}
+RAW=runs/anchored_sweep DOCS=docs/results/anchored_sweep
+mkdir -p "$RAW"
 run() {
     local name=$1; shift
-    [ -f "docs/results/anchored_sweep/$name.json" ] && { echo "$name: done already"; return; }
+    [ -f "$DOCS/$name.json.gz" ] && { echo "$name: done already"; return; }
     OMP_NUM_THREADS=1 python experiments/search_overrides.py --search anchored --opponent pimc:50 --deals "$DEALS" \
-        --seed "$SEED" --json "docs/results/anchored_sweep/$name.json" "$@" > "docs/results/anchored_sweep/$name.log" 2>&1
-    head -n 1 "docs/results/anchored_sweep/$name.log"
+        --seed "$SEED" --json "$RAW/$name.json" "$@" > "$RAW/$name.log" 2>&1
+    gzip -9nc "$RAW/$name.json" > "$DOCS/$name.json.gz"  # -n: no name or time, the same records give the same bytes
+    head -n 1 "$RAW/$name.log"
 }
-[ -f docs/results/anchored_sweep/network/eval.json ] || OMP_NUM_THREADS=1 euchre eval knock_150m.pt pimc:50 \
-    --hands "$DEALS" --seed "$SEED" --workers 1 --no-progress --out docs/results/anchored_sweep/network \
-    > docs/results/anchored_sweep/network.log 2>&1
+# The network alone, for the paired differences: an `euchre eval` match, published as its summary and records.
+network() {
+    local name=$1 b=$2 hands=$3 seed=$4
+    [ -f "$DOCS/$name/eval.summary.json" ] && return
+    OMP_NUM_THREADS=1 euchre eval knock_150m.pt "$b" --hands "$hands" --seed "$seed" --workers 1 --no-progress \
+        --out "$RAW/$name" > "$RAW/$name.log" 2>&1
+    python experiments/summarize_match.py "$RAW/$name" --to "$DOCS/$name" --command "OMP_NUM_THREADS=1 euchre eval \
+knock_150m.pt $b --hands $hands --seed $seed --workers 1 (experiments/anchored_sweep.sh)"
+}
+network network pimc:50 "$DEALS" "$SEED"
 run belief_z1.64 --checkpoint checkpoints/knock_belief.pt --worlds-from belief --z 1.64
 run policy_z1.64 --checkpoint checkpoints/knock_belief.pt --worlds-from policy --z 1.64
 run belief_z0 --checkpoint checkpoints/knock_belief.pt --worlds-from belief --z 0
@@ -47,6 +58,4 @@ DEALS=2000 SEED=46100 run final_belief_z1.64_plies4_seed46100 --checkpoint check
 # deals of seed 46200.
 DEALS=2000 SEED=46200 run final_vs_cfr_seed46200 --checkpoint checkpoints/knock_belief.pt --opponent cfr:knock_cfr.npz
 # The network alone on those deals, for the paired difference.
-[ -f docs/results/anchored_sweep/network_vs_cfr_seed46200/eval.json ] || OMP_NUM_THREADS=1 euchre eval knock_150m.pt \
-    cfr:knock_cfr.npz --hands 2000 --seed 46200 --workers 1 --no-progress \
-    --out docs/results/anchored_sweep/network_vs_cfr_seed46200 > docs/results/anchored_sweep/network_vs_cfr_seed46200.log 2>&1
+network network_vs_cfr_seed46200 cfr:knock_cfr.npz 2000 46200

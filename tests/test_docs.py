@@ -1,8 +1,14 @@
-"""The pages of docs/: their Python snippets run, their excerpts are verbatim, every relative link resolves."""
+"""The pages of docs/: their Python snippets run, their excerpts are verbatim, every relative link resolves, and
+docs/ keeps to its size budget (docs/results/README.md)."""
 
 from __future__ import annotations
 
+import csv
+import gzip
+import importlib.util
+import json
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -88,3 +94,81 @@ def test_the_link_checker_sees_links_and_headings():
     text = "# A `b` c\n## A b c\n[x](docs/y.md#a-b-c) ![p](p.png) `[no](not.md)`\n```\n[no](code.md)\n```\n"
     assert links(text) == ["docs/y.md#a-b-c", "p.png"]
     assert anchors(text) == {"a-b-c", "a-b-c-1"}
+
+
+# ---------------------------------------------------------------- size (docs/results/README.md)
+
+# docs/ is the manual and the results' summaries, not the lab notebook: a clone carries it whole, so it has a budget.
+# The limits are stated in docs/results/README.md; a 2,000-deal match's raw eval.json alone is 340 KB.
+DOCS_BYTES = 3_000_000
+FILE_BYTES = 100_000
+RAW_RECORDS = ("eval.json", "deals.csv")  # `euchre eval --out`'s per-deal files; summarised before they are committed
+
+
+def committed(folder: str) -> dict[str, int]:
+    """The size of each file git tracks under ``folder`` (untracked files, runs and scratch, do not count)."""
+    try:
+        listed = subprocess.run(["git", "ls-files", "-z", folder], cwd=ROOT, capture_output=True, check=True)
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("not a git checkout: the committed files cannot be listed")
+    names = [name for name in listed.stdout.decode().split("\0") if name and (ROOT / name).is_file()]
+    return {name: (ROOT / name).stat().st_size for name in names}
+
+
+def over_budget(sizes: dict[str, int], total: int = DOCS_BYTES, each: int = FILE_BYTES) -> list[str]:
+    """What breaks the budget: the total, each file over its limit, each raw per-deal file, with sizes."""
+    out = [f"{name}: {size:,} bytes, over {each:,}" for name, size in sorted(sizes.items()) if size > each]
+    out += [f"{name}: raw per-deal records (experiments/summarize_match.py)" for name in sorted(sizes)
+            if Path(name).name in RAW_RECORDS]
+    if sum(sizes.values()) > total:
+        out.insert(0, f"docs/ holds {sum(sizes.values()):,} bytes, over {total:,}")
+    return out
+
+
+def test_docs_stays_within_its_size_budget():
+    sizes = committed("docs")
+    assert len(sizes) > 100 and "docs/index.md" in sizes
+    assert not over_budget(sizes), "\n".join(over_budget(sizes)) + "\n(docs/results/README.md says what to keep)"
+
+
+def test_no_committed_json_under_docs_holds_per_deal_records_uncompressed():
+    # the JSON forms of per-deal records: `euchre eval --out` and `euchre merge` (deal_records), and
+    # experiments/search_overrides.py --json (deal_margins); published gzipped or summarised instead
+    raw = [name for name in committed("docs") if name.endswith(".json")
+           and re.search(r'"deal_(records|margins)"\s*:', (ROOT / name).read_text())]
+    assert not raw, raw
+
+
+def test_the_budget_check_names_what_breaks_it():
+    sizes = {"docs/a.md": 60, "docs/results/x/eval.json": 30, "docs/results/x/deals.csv.gz": 20}
+    assert over_budget(sizes, total=200, each=50) == [
+        "docs/a.md: 60 bytes, over 50",
+        "docs/results/x/eval.json: raw per-deal records (experiments/summarize_match.py)"]
+    assert over_budget(sizes, total=100, each=100)[0] == "docs/ holds 110 bytes, over 100"
+    assert over_budget({"docs/results/x/eval.summary.json": 30}, total=100, each=100) == []
+
+
+def test_a_published_match_keeps_its_summary_and_every_record_compressed(tmp_path):
+    from euchre_env.cli.main import main
+
+    spec = importlib.util.spec_from_file_location("summarize_match", ROOT / "experiments" / "summarize_match.py")
+    summarize_match = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(summarize_match)
+    run, published = tmp_path / "runs" / "m", tmp_path / "docs" / "m"
+    assert main(["eval", "rules", "random", "--hands", "6", "--seed", "4", "--workers", "1", "--out", str(run)]) == 0
+    raw = json.loads((run / "eval.json").read_text())
+    with pytest.raises(SystemExit, match="must name the match's seed"):
+        summarize_match.main([str(run), "--to", str(published), "--command", "euchre eval rules random --hands 6"])
+    summarize_match.main([str(run), "--to", str(published), "--command", "euchre eval rules random --hands 6 --seed 4"])
+
+    assert sorted(p.name for p in published.iterdir()) == ["deals.csv.gz", "eval.csv", "eval.summary.json"]
+    summary = json.loads((published / "eval.summary.json").read_text())
+    assert summary.pop("command") == "euchre eval rules random --hands 6 --seed 4"
+    assert {k: v for k, v in summary.items() if k not in ("summary_of", "dropped")} == {
+        k: v for k, v in raw.items() if k != "deal_records"}
+    with gzip.open(published / "deals.csv.gz", "rt") as f:
+        assert [{k: int(v) for k, v in row.items()} for row in csv.DictReader(f)] == raw["deal_records"]
+    assert (run / "eval.json").exists() and (run / "deals.csv").exists()  # the run's own folder stays whole
+    first = (published / "deals.csv.gz").read_bytes()
+    summarize_match.main([str(run), "--to", str(published), "--command", "euchre eval rules random --hands 6 --seed 4"])
+    assert (published / "deals.csv.gz").read_bytes() == first  # no time stamp: republishing changes no bytes

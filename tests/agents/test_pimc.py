@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -108,7 +109,8 @@ def test_pimc_replays_the_recorded_knock_match():
 
     Eight deals (12 s) are enough for a changed rollout threshold or tie-break to show.
     """
-    recorded = json.loads((RESULTS / "pimc50_vs_rules_knock_seed1" / "deals_0000-0299.json").read_text())
+    with gzip.open(RESULTS / "pimc50_vs_rules_knock_seed1" / "deals_0000-0299.json.gz", "rt") as f:
+        recorded = json.load(f)
     assert recorded["agent_a"] == "pimc:50" and recorded["agent_b"] == "rules" and recorded["seed"] == 1
     match = Match("pimc:50", "rules", Rules.preset("knock"), seed=1)
     records = [r._asdict() for r in play_match(match, 8, workers=1)]

@@ -3,6 +3,7 @@ process itself is the point: Ctrl-C, a missing extra)."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import multiprocessing as mp
 import os
@@ -317,6 +318,11 @@ def test_a_match_split_into_deal_ranges_merges_to_the_whole(tmp_path, capsys):
             data = json.load(f)
         return data["deal_records"], data["margin"], data["margin_low"], data["margin_high"]
 
+    assert load(merged) == load(whole)
+    # docs/results keeps merge inputs gzipped: a .json.gz run merges as its JSON does
+    with open(f"{part_b}/eval.json", "rb") as f, gzip.open(tmp_path / "b.json.gz", "wb") as g:
+        g.write(f.read())
+    assert main(["merge", f"{part_a}/eval.json", str(tmp_path / "b.json.gz"), "--out", merged]) == 0
     assert load(merged) == load(whole)
     capsys.readouterr()
     with pytest.raises(SystemExit) as exit_info:

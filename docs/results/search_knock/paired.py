@@ -1,5 +1,6 @@
 """The paired difference of two matches played on the same duplicate deals (same seed, same deal range), from
-their merged ``deals.csv``: each deal's margin per hand in A minus the same deal's in B, with a t interval.
+their merged ``deals.csv`` (``deals.csv.gz`` as published here): each deal's margin per hand in A minus the same
+deal's in B, with a t interval.
 
     python docs/results/search_knock/paired.py docs/results/search_knock/vs_pimc50_2000_knock_150m_64worlds \
         docs/results/search_knock/vs_pimc50_2000_knock_150m
@@ -10,6 +11,7 @@ than the one of either margin alone.
 """
 
 import csv
+import gzip
 import sys
 from pathlib import Path
 
@@ -18,7 +20,9 @@ from euchre_env.evaluation.stats import mean_ci
 
 def deal_margins(folder: str) -> dict[int, float]:
     """Each deal's margin per hand for agent A (the two plays of the deal, teams swapped, together)."""
-    with open(Path(folder) / "deals.csv", newline="") as f:
+    table = Path(folder) / "deals.csv"
+    opened = open(table, newline="") if table.exists() else gzip.open(f"{table}.gz", "rt", newline="")
+    with opened as f:
         return {int(row["index"]): (float(row["diff0"]) + float(row["diff1"]))
                 / (float(row["hands0"]) + float(row["hands1"])) for row in csv.DictReader(f)}
 
