@@ -50,6 +50,47 @@ def int_at_least(low: int, what: str) -> Callable[[str], int]:
 positive_int = int_at_least(1, "positive")
 non_negative_int = int_at_least(0, "non-negative")
 
+
+def int_in(low: int, high: int, what: str) -> Callable[[str], int]:
+    """An argparse type: an integer from ``low`` to ``high`` (``what``: the counted things, for the message)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = low - 1
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"expected {what} from {low:,} to {high:,}, got {text!r}")
+        return value
+
+    return parse
+
+
+def float_in(high: float, what: str) -> Callable[[str], float]:
+    """An argparse type: a number above 0 and at most ``high`` (inf and nan refused)."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = float("nan")
+        if not 0 < value <= high:
+            raise argparse.ArgumentTypeError(f"expected {what} above 0 and at most {high:,.0f}, got {text!r}")
+        return value
+
+    return parse
+
+
+# The ranges of the counts a user types (docs/bad-input.md lists them all). Workers are processes, each holding its
+# own agents; the trainer's eval.workers has the same range (training.config.WORKERS; a test holds them equal).
+MAX_WORKERS = 256
+workers = int_in(1, MAX_WORKERS, "a number of worker processes")
+# Minutes of training (exploit, cfr): about two years, as the trainer's run.max_minutes.
+MAX_MINUTES = 10**6
+minutes = float_in(MAX_MINUTES, "minutes")
+# A seed every seeding API takes (the trainer's seeds: training.config.SEED).
+seed = int_in(0, 2**32 - 1, "a seed")
+
 # The most duplicate deals (or game pairs) one match plays: a match keeps its records in memory, and a million deals
 # is hours of play (a longer match: ranges with --first-deal, then euchre merge). The trainer's limit too
 # (training.config.DEALS; a test holds them equal); 10**12 grew memory by 150 MB/s (issue 54).
@@ -87,17 +128,6 @@ def check_output(path: str, folder: bool) -> None:
         os.remove(probe)
     except OSError as exc:
         raise ValueError(f"cannot write {kind} at {path!r}: {exc.strerror or exc}") from None
-
-
-def positive_float(text: str) -> float:
-    """An argparse type: a finite number above 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not 0 < value < float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a number above 0, got {text!r}")
-    return value
 
 
 def agent_spec(text: str) -> str:

@@ -11,7 +11,7 @@ import sys
 from typing import Any
 
 from euchre_env.agents.registry import CFR_SUFFIX, CHECKPOINT_SUFFIX, build_for_rules
-from euchre_env.cli.arguments import PROG, check_output, deal_count, fail, make_rules, non_negative_int, positive_int
+from euchre_env.cli.arguments import PROG, check_output, deal_count, fail, int_in, make_rules, seed, workers
 from euchre_env.game.errors import IllegalActionError
 from euchre_env.game.rules import PRESETS, Rules, option_names
 
@@ -25,6 +25,9 @@ def missing_extra() -> str | None:
     """The first module of the eval extra that is not installed (looked up, not imported), else None."""
     return next((name for name in EVAL_EXTRA if importlib.util.find_spec(name) is None), None)
 
+# --first-deal: a deal index far beyond any match (a million deals a match), whose seeds stay exact in every API.
+FIRST_DEAL_LIMIT = 10**12
+MAX_BOOTSTRAP = 100_000  # resamples of the ladder's deals, each a fit of the ratings: minutes at most
 COMMANDS = {
     "eval": "a duplicate match of agent A against agent B",
     "ladder": "a round robin of duplicate matches with Bradley-Terry ratings",
@@ -44,9 +47,10 @@ def add_parsers(sub: Any) -> None:
                        help="duplicate deals per match, each played twice with the teams swapped (default 1000)")
         p.add_argument("--games", type=deal_count, default=None,
                        help="play N duplicate pairs of whole games instead of single hands (--hands is then unused)")
-        p.add_argument("--seed", type=non_negative_int, default=0, help="master seed (default 0)")
-        p.add_argument("--workers", type=positive_int, default=2,
-                       help="worker processes (default 2; with --backend ray and no --address, the local Ray CPUs)")
+        p.add_argument("--seed", type=seed, default=0, help="master seed, 0 to 2**32-1 (default 0)")
+        p.add_argument("--workers", type=workers, default=2,
+                       help="worker processes, 1 to 256 (default 2; with --backend ray and no --address, the local "
+                            "Ray CPUs)")
         p.add_argument("--backend", choices=("local", "ray"), default="local",
                        help="local: this machine's processes (default); ray: Ray tasks (pip install 'euchre-env[ray]')")
         p.add_argument("--address", default=None, metavar="auto|HOST:PORT",
@@ -60,7 +64,7 @@ def add_parsers(sub: Any) -> None:
     ev.add_argument("agent_a", metavar="A", help="agent spec (random, rules, pimc:50, ...)")
     ev.add_argument("agent_b", metavar="B", help="agent spec")
     common(ev)
-    ev.add_argument("--first-deal", type=non_negative_int, default=0, metavar="K",
+    ev.add_argument("--first-deal", type=int_in(0, FIRST_DEAL_LIMIT, "a deal index"), default=0, metavar="K",
                     help="play the duplicate pairs K .. K+N-1 (to split a long match into runs; see merge)")
 
     mer = sub.add_parser("merge", help=COMMANDS["merge"],
@@ -75,8 +79,9 @@ def add_parsers(sub: Any) -> None:
                                      "anchored at the first agent = 0, with bootstrap intervals over deals.")
     lad.add_argument("agents", nargs="+", metavar="AGENT", help="two or more agent specs")
     common(lad)
-    lad.add_argument("--bootstrap", type=non_negative_int, default=200,
-                     help="bootstrap resamples of the deals for the rating intervals (default 200)")
+    lad.add_argument("--bootstrap", type=int_in(0, MAX_BOOTSTRAP, "bootstrap resamples"), default=200,
+                     help=f"bootstrap resamples of the deals for the rating intervals, 0 to {MAX_BOOTSTRAP:,} "
+                          "(default 200)")
 
 
 

@@ -60,7 +60,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # said by the command's parser, whose line names its --help (the root's knows no command)
+        see = f"; see {PROG} {args.command} --help" if args.command else ""
+        parser.exit(2, f"{PROG}: error: unrecognized arguments: {' '.join(unknown)}{see}\n")
     if args.command is None:  # the overview of every command, as for --help, then the error
         sys.stderr.write(parser.format_help() + "\n")
         fail(f"missing command: {', '.join(COMMANDS)} (see {PROG} COMMAND --help)")

@@ -7,9 +7,10 @@ import os
 import sys
 from typing import Any
 
-from euchre_env.cli.arguments import fail, make_rules, non_negative_int, positive_int
+from euchre_env.cli.arguments import fail, int_in, make_rules, seed
 from euchre_env.game.rules import PRESETS, option_names
 
+MAX_HANDS = 10_000  # --hands: a person's session, far past any evening
 COMMANDS = {
     "play": "play a game against the bots in the terminal",
     "serve": "play against the bots in a browser (a local web page)",
@@ -37,8 +38,9 @@ def add_parsers(sub: Any) -> None:
         p.add_argument("--partner", default="rules", metavar="SPEC", help="your partner's agent spec (default rules)")
         p.add_argument("--opponents", default="rules", metavar="SPEC",
                        help="the opponents' agent spec (default rules), e.g. checkpoints/knock.pt")
-        p.add_argument("--seed", type=non_negative_int, default=None, help="seed of the deals (default: random)")
-        p.add_argument("--hands", type=positive_int, default=None, help="play N hands instead of a whole game")
+        p.add_argument("--seed", type=seed, default=None, help="seed of the deals, 0 to 2**32-1 (default: random)")
+        p.add_argument("--hands", type=int_in(1, MAX_HANDS, "hands"), default=None,
+                       help=f"play N hands instead of a whole game, 1 to {MAX_HANDS:,}")
         p.add_argument("--hint", default="rules", metavar="SPEC",
                        help="the agent whose advice 'hint' gives (default rules; pimc:50 gives its values)")
         p.add_argument("--allow-cheating", action="store_true",

@@ -10,16 +10,19 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from euchre_env.agents.registry import MAX_WORLDS
 from euchre_env.cli.arguments import (
     PROG,
     agent_spec,
     check_output,
     config_file,
+    deal_count,
     fail,
+    int_in,
     make_rules,
-    non_negative_int,
-    positive_float,
-    positive_int,
+    minutes,
+    seed,
+    workers,
 )
 from euchre_env.cli.evaluate import check_agent, rules_label
 from euchre_env.training.curves import plot_curves
@@ -29,6 +32,9 @@ COMMANDS = {"train": "self-play PPO training from a YAML config",
             "cfr": "train the CFR bidding agent's tables (cfr:PATH), resumable"}
 EXPLOIT_DEALS = 10_000  # the final match of a probe: as many deals as the project's other headline margins
 EXPLOIT_SEED = 4242  # no config of this project trains, evaluates or selects on it
+# cfr: a billion deals is years of CPU at the measured rate; a batch's calling trees are all held at once.
+MAX_CFR_DEALS = 10**9
+MAX_CFR_BATCH = 4096
 LBR_DEALS = 500  # the local best response searches at every decision: seconds a deal against cheap agents
 LBR_ONLY = ("worlds", "rollouts", "workers", "rollout_agent", "confidence", "default")
 PPO_ONLY = ("minutes", "config", "overrides", "resume")
@@ -64,23 +70,23 @@ def add_parsers(sub: Any) -> None:
     ex.add_argument("--method", choices=("ppo", "lbr"), default="ppo",
                     help="ppo: train a best response (default); lbr: the local best response probe, no training "
                          "(docs/exploit.md#local-best-response)")
-    ex.add_argument("--minutes", type=positive_float, default=None,
+    ex.add_argument("--minutes", type=minutes, default=None,
                     help="training time, the behaviour cloning and periodic evaluations included (default 60)")
     ex.add_argument("--config", type=config_file, default=None, metavar="PATH",
                     help="YAML config of the exploiter's recipe, or a shipped one by name (default: the built-in "
                          "defaults; a checkpoint agent's rules replace the default rules)")
     ex.add_argument("--set", dest="overrides", action="extend", nargs="+", default=[], metavar="KEY=VALUE",
                     help="override a config value (not the league, the evaluation opponents or the budget)")
-    ex.add_argument("--deals", type=positive_int, default=None,
+    ex.add_argument("--deals", type=deal_count, default=None,
                     help=f"fresh duplicate deals of the final match (default {EXPLOIT_DEALS:,}; lbr: {LBR_DEALS})")
-    ex.add_argument("--seed", type=int, default=EXPLOIT_SEED,
-                    help=f"seed of the final match's deals (default {EXPLOIT_SEED}, used by no config)")
+    ex.add_argument("--seed", type=seed, default=EXPLOIT_SEED,
+                    help=f"seed of the final match's deals, 0 to 2**32-1 (default {EXPLOIT_SEED}, used by no config)")
     ex.add_argument("--run-name", default=None, metavar="NAME",
                     help="run folder name (default exploit-AGENT; lbr: lbr-AGENT)")
     for flag, text in (("--worlds", "lbr: worlds drawn for the posterior at each decision (default 32)"),
-                       ("--rollouts", "lbr: posterior worlds each legal action is played out in (default 32)"),
-                       ("--workers", "lbr: worker processes (default 2)")):
-        ex.add_argument(flag, type=positive_int, default=None, help=text)
+                       ("--rollouts", "lbr: posterior worlds each legal action is played out in (default 32)")):
+        ex.add_argument(flag, type=int_in(1, MAX_WORLDS, "worlds"), default=None, help=f"{text}, 1 to {MAX_WORLDS:,}")
+    ex.add_argument("--workers", type=workers, default=None, help="lbr: worker processes, 1 to 256 (default 2)")
     ex.add_argument("--confidence", type=_non_negative_float, default=None, metavar="C",
                     help="lbr: leave the default policy's choice only for an action better by C standard errors "
                          "(default 2; 0: plain argmax)")
@@ -104,10 +110,12 @@ def add_parsers(sub: Any) -> None:
                     help="rules preset: knock, classic, multiplayer or bid (default knock)")
     cf.add_argument("--set", dest="options", action="extend", nargs="+", default=[], metavar="OPTION=VALUE",
                     help="override a rules option")
-    cf.add_argument("--deals", type=positive_int, default=None, help="train until the tables hold this many deals")
-    cf.add_argument("--minutes", type=positive_float, default=None, help="... or for this long (both: the first)")
-    cf.add_argument("--seed", type=non_negative_int, default=0, help="master seed of the deals (default 0)")
-    cf.add_argument("--batch", type=positive_int, default=64, help="deals per batch (default 64)")
+    cf.add_argument("--deals", type=int_in(1, MAX_CFR_DEALS, "deals"), default=None,
+                    help="train until the tables hold this many deals (at most 10**9)")
+    cf.add_argument("--minutes", type=minutes, default=None, help="... or for this long (both: the first)")
+    cf.add_argument("--seed", type=seed, default=0, help="master seed of the deals, 0 to 2**32-1 (default 0)")
+    cf.add_argument("--batch", type=int_in(1, MAX_CFR_BATCH, "deals a batch"), default=64,
+                    help=f"deals per batch, 1 to {MAX_CFR_BATCH:,} (default 64)")
     cf.add_argument("--resume", action="store_true", help="continue the tables in --out (their rules and seed)")
     cf.add_argument("--progress", action=argparse.BooleanOptionalAction, default=True,
                     help="a progress bar on stderr (default on)")

@@ -111,6 +111,9 @@ class Trainer:
         # tqdm.write prints above a progress bar instead of through it (and like print without one)
         self.log = log or (lambda text: tqdm.write(text, file=sys.stderr))
         self.rules = config.make_rules()
+        # Every agent the run meets, built first: a bad or refused one is one line before anything is set or made.
+        scripted = scripted_agents(config, self.rules)
+        check_later_agents(config, self.rules)
         threads, warning = threads_here(config.run.torch_threads)  # torch crashes when given far too many
         if warning:
             self.log(warning)
@@ -126,8 +129,6 @@ class Trainer:
             on_cpu = self.device.type == "cpu"  # an accelerator's products are timed there
             config.ppo.matmul_precision = fastest_precision() if on_cpu else fastest_precision(device=self.device)
             self.log(f"ppo.matmul_precision auto: {config.ppo.matmul_precision}, the faster product on this machine")
-        scripted = scripted_agents(config, self.rules)
-        check_later_agents(config, self.rules)
         self.oracle = make_oracle(config, self.rules, scripted)
         # a resumed run loads its own weights over these
         self.model = make_model(config, self.rules, self.oracle, dense=self.dense).to(self.device)

@@ -70,8 +70,8 @@ def test_ladder_writes_json_csv_png(tmp_path, capsys):
         (["eval", "random", "random", "--preset", "bid", "--set", "lone_maker=true"], "lone_maker"),
         (["eval", "random", "random", "--hands", "0"], "positive integer"),
         (["eval", "random", "random", "--hands", "many"], "positive integer"),
-        (["eval", "random", "random", "--seed", "-1"], "non-negative"),
-        (["cfr", "--seed", "-1", "--deals", "1", "--out", "never_written.npz"], "--seed: expected a non-negative"),
+        (["eval", "random", "random", "--seed", "-1"], "--seed: expected a seed from 0 to 4,294,967,295"),
+        (["cfr", "--seed", "-1", "--deals", "1", "--out", "never_written.npz"], "--seed: expected a seed from 0"),
         (["eval", "random", "random", "--hands", str(10**12)], "expected at most 1,000,000 deals a match"),
         (["play", "--opponents", "omniscient"], "--opponents omniscient sees every hand (a ceiling for analysis, "
                                                 "not a player): add --allow-cheating"),
