@@ -3,7 +3,7 @@
 
 | Import | `import euchre_env; env = euchre_env.env(rules="knock")` |
 |---|---|
-| Registry | `pettingzoo.make("aec", "euchre/euchre_v0", rules="classic")` after `import euchre_env` |
+| Registry | `pettingzoo.make("aec", "euchre/euchre_v0", rules="classic")` after `import euchre_env` (PettingZoo 1.27+)
 | Actions | Discrete (size depends on the rules: 59 for `knock`) |
 | Agents | `player_0` .. `player_3`; seat 1 sits at seat 0's left; teams {0, 2} and {1, 3} |
 | Observation | `Dict(observation=Box(float32), action_mask=Box(0, 1, int8))` |
