@@ -111,7 +111,7 @@ class raw_env(CanonicalActions, AECEnv, EzPickle):
         EzPickle.__init__(self, rules, render_mode, episode, reward, max_steps, render_seat, info_state,
                           max_hands=max_hands, observation=observation, **overrides)
         super().__init__()
-        self.rules = resolve_rules(rules, overrides)
+        self.rules = resolve_rules(rules, overrides, type(self))
         # The hand limit (None: none) as max_hands resolves under these rules (see euchre_env.envs.episodes).
         self.max_hands = episodes.check_episode_args(self.rules, episode, reward, max_steps, max_hands)
         check_choice("render_mode", render_mode, (None, *self.metadata["render_modes"]))
