@@ -1,17 +1,16 @@
 """Euchre for reinforcement learning: the rules engine and its environments.
 
 ``euchre_env.env(rules="knock", **options)`` is the wrapped PettingZoo AEC env, ``raw_env`` the bare one;
-``pettingzoo.make("aec", "euchre/euchre_v0", ...)`` works after ``import euchre_env``, and so do
+``pettingzoo.make("aec", "euchre/euchre_v0", ...)`` works after ``import euchre_env`` (PettingZoo 1.27 on), and so do
 ``gymnasium.make("euchre/SingleSeat-v0", ...)`` (``SingleSeatEnv``: one seat against given opponents) and
 ``gymnasium.make_vec("euchre/SingleSeat-v0", num_envs=n, ...)`` (``SingleSeatVectorEnv``: a learner in many
 games at once). Exported here too, loaded on first use: ``SingleSeatEnv``, ``SingleSeatVectorEnv``,
 ``VectorEuchre`` (many games, every seat), ``SB3VecEnv`` (Stable-Baselines3's ``VecEnv``, the ``[sb3]``
 extra) and ``InfoState`` (what a seat knows, as agents read it). The subpackages: ``game`` (the rules),
-``views`` (what a seat may know), ``compiled`` (the Numba copy of the game), ``envs`` (the environments);
+``views`` (what a seat may know), ``compiled`` (the C copy of the game), ``envs`` (the environments);
 ``agents``, ``evaluation``, ``training``, ``play`` and ``cli`` build on them (docs/design.md).
 
-``import euchre_env`` imports Numba, which the AEC env steps on: the import takes about 0.5 s, Numba about
-0.2 s of it (``python -X importtime -c "import euchre_env"``, warm disk; docs/design.md).
+``import euchre_env`` imports NumPy, Gymnasium and PettingZoo, not the C extensions (docs/design.md has the time).
 """
 
 import sys
@@ -64,10 +63,13 @@ def _register() -> None:
     import gymnasium  # already loaded: the AEC env's spaces are Gymnasium's
     import pettingzoo
 
-    try:
-        pettingzoo.spec("aec", "euchre/euchre_v0")
-    except Exception:  # not registered yet (a re-import must not register twice)
-        pettingzoo.register("aec", "euchre/euchre_v0", entry_point="euchre_env:env")
+    # PettingZoo's registry (register, spec, make) came in 1.27; on 1.25 and 1.26, which pyproject.toml allows
+    # (AgileRL pins pettingzoo<1.27), there is nothing to register with, and euchre_env.env() is the way in.
+    if hasattr(pettingzoo, "register"):
+        try:
+            pettingzoo.spec("aec", "euchre/euchre_v0")
+        except Exception:  # not registered yet (a re-import must not register twice)
+            pettingzoo.register("aec", "euchre/euchre_v0", entry_point="euchre_env:env")
     if _SINGLE_SEAT_ID not in gymnasium.registry:
         # Strings: the env modules load when an env is made, not on ``import euchre_env``. make_vec's default
         # (and vectorization_mode="vector_entry_point") builds the compiled many-games env; "sync" / "async"

@@ -160,7 +160,7 @@ def clone_rules(envs: SingleSeatVectorEnv, agent: Agent, cfg: Config, deadline: 
             break
         target = envs.agent_actions("rules")
         xs.append(torch.from_numpy(obs))
-        masks.append(torch.from_numpy(infos["action_mask"]))
+        masks.append(torch.from_numpy(infos["action_mask"]).bool())
         targets.append(torch.from_numpy(target))
         obs, _, _, _, infos = envs.step(target)
     x, mask, y = torch.cat(xs), torch.cat(masks), torch.cat(targets)
@@ -214,7 +214,7 @@ def main(argv: list[str] | None = None) -> Result:
     logp_buf, rew_buf, done_buf, val_buf = (torch.zeros((t_len, n)) for _ in range(4))
 
     obs, infos = envs.reset(seed=cfg.seed)
-    next_obs, next_mask = torch.from_numpy(obs), torch.from_numpy(infos["action_mask"])
+    next_obs, next_mask = torch.from_numpy(obs), torch.from_numpy(infos["action_mask"]).bool()
     decisions = update = 0
     printed = 0.0  # when the last progress line went out
     hand_points: list[float] = []
@@ -234,7 +234,7 @@ def main(argv: list[str] | None = None) -> Result:
             done = terminated | truncated
             done_buf[t] = torch.from_numpy(done.astype(np.float32))  # the episode ended after decision t
             hand_points.extend(reward[done].tolist())
-            next_obs, next_mask = torch.from_numpy(obs), torch.from_numpy(infos["action_mask"])
+            next_obs, next_mask = torch.from_numpy(obs), torch.from_numpy(infos["action_mask"]).bool()
         decisions += n * t_len
 
         # ---- advantages (GAE); an episode's end cuts the bootstrap

@@ -3,7 +3,7 @@
 
 | Import | `import euchre_env; env = euchre_env.env(rules="knock")` |
 |---|---|
-| Registry | `pettingzoo.make("aec", "euchre/euchre_v0", rules="classic")` after `import euchre_env` |
+| Registry | `pettingzoo.make("aec", "euchre/euchre_v0", rules="classic")` after `import euchre_env` (PettingZoo 1.27+)
 | Actions | Discrete (size depends on the rules: 59 for `knock`) |
 | Agents | `player_0` .. `player_3`; seat 1 sits at seat 0's left; teams {0, 2} and {1, 3} |
 | Observation | `Dict(observation=Box(float32), action_mask=Box(0, 1, int8))` |
@@ -111,7 +111,7 @@ class raw_env(CanonicalActions, AECEnv, EzPickle):
         EzPickle.__init__(self, rules, render_mode, episode, reward, max_steps, render_seat, info_state,
                           max_hands=max_hands, observation=observation, **overrides)
         super().__init__()
-        self.rules = resolve_rules(rules, overrides)
+        self.rules = resolve_rules(rules, overrides, type(self))
         # The hand limit (None: none) as max_hands resolves under these rules (see euchre_env.envs.episodes).
         self.max_hands = episodes.check_episode_args(self.rules, episode, reward, max_steps, max_hands)
         check_choice("render_mode", render_mode, (None, *self.metadata["render_modes"]))

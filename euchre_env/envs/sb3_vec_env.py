@@ -30,8 +30,9 @@ SB3 steps every game of the vector env at once: one ``step`` is one learner deci
 - ``env_is_wrapped`` is False (no Gymnasium wrappers inside); wrap the ``VecEnv`` instead (``VecMonitor`` for
   SB3's episode statistics, ``VecNormalize``, ...). Rendering is not offered.
 - Misuse is one line: a vector env of another kind, ``step_wait`` without ``step_async``, an unknown attribute.
-  An illegal action raises the vector env's ``IllegalActionError``, naming its game: a masked policy never
-  picks one.
+  An illegal action raises the vector env's ``IllegalActionError``, naming its game (a masked policy never
+  picks one); with the vector env's ``illegal_action="penalize"`` it is penalized instead, and that game's info
+  dict holds ``"illegal_action": True``.
 """
 
 from __future__ import annotations
@@ -83,6 +84,9 @@ class SB3VecEnv(VecEnv):
             final = infos["final_obs"]
             for g in np.flatnonzero(infos["_final_obs"]).tolist():
                 out[g] = {"terminal_observation": final[g], "TimeLimit.truncated": bool(truncated[g])}
+        if "illegal_action" in infos:  # illegal_action="penalize": the games whose action was penalized
+            for g in np.flatnonzero(infos["illegal_action"]).tolist():
+                out[g]["illegal_action"] = True
         # SB3 keeps obs as the next rollout entry while the env steps again: never hand it the env's own buffer
         return obs if self.envs.copy else obs.copy(), rewards, dones, out
 

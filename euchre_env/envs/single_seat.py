@@ -111,7 +111,7 @@ class SingleSeatEnv(CanonicalActions, gymnasium.Env):
         observation: str = "absolute",
         **rule_options: Any,
     ) -> None:
-        self.rules = resolve_rules(rules, rule_options)
+        self.rules = resolve_rules(rules, rule_options, type(self))
         # The hand limit (None: none) as max_hands resolves under these rules (see euchre_env.envs.episodes).
         self.max_hands = episodes.check_episode_args(self.rules, episode, reward, max_steps, max_hands)
         check_choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)

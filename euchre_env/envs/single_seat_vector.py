@@ -31,10 +31,11 @@ actions through both envs and compares every observation, mask, reward and episo
   ``"structured"``, as the AEC env shows it), ``single_action_space`` ``Discrete(num_actions)``; batched,
   ``observation_space`` and ``action_space`` (``MultiDiscrete``). With ``"structured"`` the masks and the ids
   ``step`` takes are in the canonical frame of the learner's seat, as in ``SingleSeatEnv``.
-- ``infos`` (arrays over the games): ``"action_mask"`` (``bool [num_envs, num_actions]``, the same as
-  :meth:`action_masks`), ``"seat"`` (the learner seat to act), and where an episode ended at this step
-  ``"final_obs"`` (``float32 [num_envs, obs_size]``, the learner seat's last observation) with its mask
-  ``"_final_obs"``.
+- ``infos`` (arrays over the games): ``"action_mask"`` (``int8 [num_envs, num_actions]``, as every env's
+  observations and infos give the mask; :meth:`action_masks` gives it as ``bool``, for MaskablePPO), ``"seat"``
+  (the learner seat to act), and where an episode ended at this step ``"final_obs"`` (``float32 [num_envs,
+  obs_size]``, the learner seat's last observation) with its mask ``"_final_obs"``; with ``illegal_action=
+  "penalize"``, ``"illegal_action"`` at every step (``bool [num_envs]``).
 - Episodes (``episode="hand"``, the default, or ``"game"``), ``reward`` (``"points"`` or ``"win"``) and
   ``max_hands`` are ``SingleSeatEnv``'s; so is the reward of a hand that ends while only opponents act (the
   learner's next step gets it), and so is the rule that an episode in which the learner gets no decision is
@@ -53,8 +54,15 @@ actions through both envs and compares every observation, mask, reward and episo
 - With ``copy=True`` (the default) every observation and info array returned is new; ``copy=False`` returns
   the engine's observation buffer itself, overwritten by the next step.
 - ``gymnasium.make_vec("euchre/SingleSeat-v0", num_envs=n, ...)`` builds this env (after ``import euchre_env``).
-- ``SingleSeatEnv``'s ``max_steps`` and starting ``scores``, and its ``illegal_action="penalize"`` mode, are not
-  offered: every action here must be legal (the mask says which).
+- Illegal actions, ``SingleSeatEnv``'s option: ``illegal_action="raise"`` (the default here: a masked learner never
+  meets it, and a bug is one line) raises ``IllegalActionError`` naming the game, and no game changes. With
+  ``"penalize"`` any sample of ``action_space`` steps (TorchRL's ``GymWrapper`` steps random ones): a game whose id
+  its decision does not allow changes nothing, as in ``SingleSeatEnv``; its reward is ``illegal_reward`` (-1) plus
+  any hand reward pending from before the learner's first decision, ``infos["illegal_action"]`` marks it and
+  ``num_illegal_actions`` counts it. An id out of range, or actions of the wrong shape or dtype, are refused in both
+  modes. A step with a penalized game runs in rounds from Python, the penalized games left out (the whole step
+  moves every game); a step without one is the usual step.
+- ``SingleSeatEnv``'s ``max_steps`` and starting ``scores`` are not offered.
 """
 
 from __future__ import annotations
@@ -80,6 +88,7 @@ from euchre_env.game.seats import NUM_SEATS, team_of, team_seats
 from euchre_env.views.structured import make_observer
 
 LEARNERS = ("seat", "team")
+ILLEGAL_ACTIONS = ("raise", "penalize")
 RESET_OPTIONS = ("deals",)
 # A game's memory, roughly: float32 observation rows (the engine's, the one a step returns, the final one of
 # same-step autoreset) and about 1 KiB of everything else (state, masks, scratch, the opponents' buffers;
@@ -107,10 +116,18 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
         seed: int | None = None,
         threads: int | None = 1,
         copy: bool = True,
+        illegal_action: str = "raise",
+        illegal_reward: float = -1.0,
         **options: Any,
     ) -> None:
-        self.rules = resolve_rules(rules, options)
+        self.rules = resolve_rules(rules, options, type(self))
         check_choice("learner", learner, LEARNERS)
+        check_choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
+        if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, (int, float)):
+            raise ValueError(f"'illegal_reward' must be a number, got {illegal_reward!r}")
+        self.illegal_action = illegal_action
+        self.illegal_reward = float(illegal_reward)
+        self.num_illegal_actions = 0  # illegal attempts since construction (penalize mode)
         if isinstance(seat, bool) or seat not in range(NUM_SEATS):
             raise ValueError(f"'seat' must be a seat 0..{NUM_SEATS - 1}, got {seat!r}")
         self.learner = learner
@@ -212,28 +229,64 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         if not self._started:
             raise ValueError("step() before reset()")
+        if self.illegal_action == "penalize":
+            return self._step_penalizing(actions)
         whole = self._whole_step()
         if whole is not None:
             return self._step_whole(whole, actions)
-        if self.copy:  # every game's row is written in this step: into a new array, returned without a copy
-            previous = self.venv.swap_observations(np.empty_like(self.venv.observations()))
-        try:
-            step = self._step_games(self._everyone, actions)  # checks first: nothing changed
-        except Exception:  # a bad action: the checks raise before any game or row changes
-            if self.copy:
-                self.venv.swap_observations(previous)
-            raise
-        rewards = np.empty(self.num_envs, np.float32)
-        learner_decisions(rewards, self._pending, self._decided)  # every game was at a learner decision
-        ends = _Ends(self.num_envs, self.venv.obs_size)
-        self._account(step, rewards, ends)
-        self._play_opponents(rewards, ends)
-        return self.venv.observations(), rewards, ends.terminated, ends.truncated, self._infos(ends)
+        return self._step_rounds(self._everyone, actions)
 
     def close_extras(self, **kwargs: Any) -> None:
         pass
 
     # ------------------------------------------------------------------ internals
+    def _step_rounds(self, games: np.ndarray, actions: Any, illegal: np.ndarray | None = None
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """:meth:`step` in rounds of Python decisions and engine steps, the learner's moves those of ``games``
+        (``actions[i]`` for ``games[i]``; every game but those ``illegal`` marks, penalized, which stay as they
+        are)."""
+        if self.copy:  # every game's row is written in this step: into a new array, returned without a copy
+            previous = self.venv.swap_observations(np.empty_like(self.venv.observations()))
+        try:
+            step = self._step_games(games, actions)  # checks first: nothing changed
+        except Exception:  # a bad action: the checks raise before any game or row changes
+            if self.copy:
+                self.venv.swap_observations(previous)
+            raise
+        if self.copy and illegal is not None:  # the penalized games' rows: their decision stays, and so does its row
+            self.venv.observations()[illegal] = previous[illegal]
+        rewards = np.empty(self.num_envs, np.float32)
+        learner_decisions(rewards, self._pending, self._decided)  # every game was at a learner decision
+        ends = _Ends(self.num_envs, self.venv.obs_size)
+        self._account(step, rewards, ends)
+        self._play_opponents(rewards, ends)
+        if illegal is not None:
+            rewards[illegal] += self.illegal_reward
+        return self.venv.observations(), rewards, ends.terminated, ends.truncated, self._infos(ends)
+
+    def _step_penalizing(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                                      dict[str, Any]]:
+        """:meth:`step` with ``illegal_action="penalize"``: a game whose action its decision does not allow stays
+        as it is (SingleSeatEnv's rule), with ``illegal_reward`` added to its reward and ``infos["illegal_action"]``
+        marking it; the others step. A step without an illegal action is the usual one."""
+        a = np.asarray(actions)
+        if (a.shape != (self.num_envs,) or not (np.issubdtype(a.dtype, np.integer) and a.dtype != np.bool_)
+                or (a.size and (a.min() < 0 or a.max() >= self.venv.num_actions))):
+            self.venv.check_actions(actions)  # no action id per game: its one line (penalize takes only ids)
+        a = np.ascontiguousarray(a, np.int64)
+        illegal = ~self._mask[self._everyone, a]
+        if not illegal.any():
+            whole = self._whole_step()
+            out = self._step_whole(whole, a) if whole is not None else self._step_rounds(self._everyone, a)
+        else:
+            # Rounds, with the penalized games left out: the whole step moves every game, and a few penalized
+            # steps (a random action of the space, a check_env) need no compiled speed.
+            legal = np.flatnonzero(~illegal)
+            out = self._step_rounds(legal, a[legal], illegal)
+            self.num_illegal_actions += int(illegal.sum())
+        out[4]["illegal_action"] = illegal
+        return out
+
     def _whole_step(self) -> WholeStep | None:
         """The whole step against the opponent's compiled decision, where every game has that one opponent and it
         has one (``BatchPolicy.compiled_decision``, ``agents.base``); made on the first step and kept."""
@@ -313,7 +366,9 @@ class SingleSeatVectorEnv(gymnasium.vector.VectorEnv):
             ends.discarded[over[codes == DEALT_AGAIN]] = True
 
     def _infos(self, ends: _Ends | None) -> dict[str, Any]:
-        infos: dict[str, Any] = {"action_mask": self._mask.copy(), "seat": self._acting.copy()}
+        # int8, as every other env's observations and infos give the mask (PettingZoo's, Gymnasium's
+        # Discrete.sample(mask=)); action_masks() keeps bool for MaskablePPO
+        infos: dict[str, Any] = {"action_mask": self._mask.astype(np.int8), "seat": self._acting.copy()}
         if ends is not None and ends.final_obs is not None and ends.has_final.any():
             infos["final_obs"], infos["_final_obs"] = ends.final_obs, ends.has_final
         return infos

@@ -118,7 +118,7 @@ class VectorEuchre:
         threads: int | None = 1,
         **options: Any,
     ) -> None:
-        self.rules = resolve_rules(rules, options)
+        self.rules = resolve_rules(rules, options, type(self))
         if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
                                     or not 1 <= threads <= MAX_THREADS):
             raise ValueError(f"'threads' must be an int from 1 to {MAX_THREADS} or None (every core), got {threads!r}")

@@ -1,6 +1,7 @@
-"""The project's one word for a bad choice: an illegal action, or a value outside what an option allows.
+"""The project's one word for a bad choice: an illegal action, a value outside what an option allows, or an
+option that does not exist.
 
-Every layer raises these two and nothing else for them, so a caller catches one class whatever raised it
+Every layer raises these and nothing else for them, so a caller catches one class whatever raised it
 (the engine, the AEC env, ``SingleSeatEnv``, ``VectorEuchre``, the evaluation, the web table).
 """
 
@@ -21,6 +22,16 @@ class IllegalActionError(ValueError):
     def __init__(self, message: str, seat: int | None = None, agent: str | None = None, action: Any = None) -> None:
         super().__init__(message)
         self.seat, self.agent, self.action = seat, agent, action
+
+
+class UnknownOptionError(TypeError, ValueError):
+    """A keyword that names no option: an env constructor's unknown keyword argument, or a rules option that does
+    not exist (a config's, ``Rules.preset``'s). The message is one line naming the known ones.
+
+    A ``TypeError``, as Python's own "unexpected keyword argument" is, so that a caller that retries without a
+    keyword it tried (TorchRL's ``GymEnv`` passes ``frameskip=`` and drops it on that ``TypeError``) works; and a
+    ``ValueError``, what 0.2 raised, so that a caller that catches that still does.
+    """
 
 
 def check_choice(name: str, value: Any, allowed: tuple) -> None:

@@ -7,11 +7,14 @@ house rule no source has, off by default: ``minus_target_loses`` (Bid Euchre; se
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, fields, replace
 from functools import cache
 from typing import Any
 
 from euchre_env.game.cards import RANKS_24, RANKS_32, Deck
+from euchre_env.game.errors import UnknownOptionError
 
 # The two families of deal and calling. The turn-up family (knock, classic,
 # multiplayer) turns a card up and calls trump in two rounds; Bid Euchre auctions
@@ -134,17 +137,29 @@ def option_names() -> tuple[str, ...]:
     return tuple(f.name for f in fields(Rules) if f.name not in ("family", "preset_name"))
 
 
-def check_option_names(options: dict[str, Any]) -> None:
-    """ValueError naming the keys of ``options`` that are no rules option, with the allowed ones."""
+def check_option_names(options: dict[str, Any], caller: Callable[..., Any] | None = None) -> None:
+    """:class:`UnknownOptionError` (a TypeError and a ValueError) naming the keys of ``options`` that are no rules
+    option, with the allowed ones. ``caller``: the env constructor whose extra keywords ``options`` holds; its
+    message is then Python's "got an unexpected keyword argument" (what TorchRL's ``GymEnv`` looks for), naming the
+    constructor's own arguments too."""
     unknown = sorted((k for k in options if k not in option_names()), key=repr)
-    if unknown:
-        raise ValueError(f"unknown rules option {', '.join(map(repr, unknown))}; allowed: {', '.join(option_names())}")
+    if not unknown:
+        return
+    names, allowed = ", ".join(map(repr, unknown)), ", ".join(option_names())
+    if caller is None:
+        raise UnknownOptionError(f"unknown rules option {names}; allowed: {allowed}")
+    arguments = [p.name for p in inspect.signature(caller).parameters.values()
+                 if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)]
+    got = f"an unexpected keyword argument {names}" if len(unknown) == 1 else f"unexpected keyword arguments {names}"
+    raise UnknownOptionError(f"{caller.__name__}() got {got}; its arguments: {', '.join(arguments)}; rules options: "
+                             f"{allowed}")
 
 
-def resolve_rules(rules: Rules | str, overrides: dict[str, Any]) -> Rules:
-    """The rules an env is made with: a preset name or a ``Rules``, with rules options over it."""
+def resolve_rules(rules: Rules | str, overrides: dict[str, Any], caller: Callable[..., Any] | None = None) -> Rules:
+    """The rules an env is made with: a preset name or a ``Rules``, with rules options over it. ``caller``: the env
+    class, named by the error for a keyword that is neither its argument nor a rules option."""
+    check_option_names(overrides, caller)
     if isinstance(rules, Rules):
-        check_option_names(overrides)
         return rules.replace(**overrides)
     if isinstance(rules, str):
         return Rules.preset(rules, **overrides)

@@ -82,17 +82,19 @@ def _asked(agent: Any) -> Any:
 
 
 def play(name: str, opponent: str, learner: str, observation: str, threads: int, num_envs: int, steps: int,
-         seed: int, whole: bool = True) -> int:
+         seed: int, whole: bool = True, illegal: float = 0.0) -> int:
     """Run both envs side by side for ``steps`` vector steps; returns the number of learner decisions compared.
     ``threads``: the vector env's; ``whole``: rule-based opponents play the compiled whole step (the default), or
-    rounds of decisions and engine steps from Python."""
+    rounds of decisions and engine steps from Python. ``illegal``: the share of games whose learner tries any id of
+    the action space at a step instead of a legal one, under ``illegal_action="penalize"`` in both envs."""
     preset, options = RULE_SETS[name]
     rules = Rules.preset(preset, **options)
     spec = {"rules": "rules", "random": "random", "pimc": "pimc:4",
             "network": os.path.join(FIXTURES, "knock_structured.pt" if preset == "knock" else "bid_structured.pt")
             }[opponent]
     vx = SingleSeatVectorEnv(rules, num_envs=num_envs, learner=learner, seat=1, opponents=spec,
-                             observation=observation, seed=seed, threads=threads)
+                             observation=observation, seed=seed, threads=threads,
+                             illegal_action="penalize" if illegal else "raise")
     vx._whole_steps = whole
     log: dict[int, list] = defaultdict(list)
     if opponent == "random":
@@ -122,10 +124,14 @@ def play(name: str, opponent: str, learner: str, observation: str, threads: int,
             assert infos["seat"][g] == i["seat"], (g, "seat")
         mask = infos["action_mask"]
         actions = (rng.random(mask.shape) * mask).argmax(1)
+        if illegal:
+            wild = rng.random(num_envs) < illegal
+            actions[wild] = rng.integers(mask.shape[1], size=int(wild.sum()))  # mostly illegal
         obs, rewards, terminated, truncated, infos = vx.step(actions)
         for g in range(num_envs):
             o, r, te, tr, i = shadows[g][0].step(int(actions[g]))
             compared += 1
+            assert not illegal or infos["illegal_action"][g] == i["illegal_action"], (g, "illegal")
             assert np.isclose(rewards[g], r), (g, "reward", rewards[g], r)
             assert (terminated[g], truncated[g]) == (te, tr), (g, "ends")
             if te or tr:
@@ -133,6 +139,7 @@ def play(name: str, opponent: str, learner: str, observation: str, threads: int,
                 last[g] = start(g)
             else:
                 last[g] = (o, i)
+    assert not illegal or vx.num_illegal_actions > steps * num_envs * illegal / 2
     return compared
 
 
@@ -148,6 +155,18 @@ CASES = [(name, opponent, learner, observation, threads, whole)
 @pytest.mark.parametrize(("name", "opponent", "learner", "observation", "threads", "whole"), CASES)
 def test_the_vector_env_plays_single_seat_envs_games(name, opponent, learner, observation, threads, whole):
     assert play(name, opponent, learner, observation, threads, num_envs=12, steps=60, seed=3, whole=whole) == 12 * 60
+
+
+@pytest.mark.parametrize(("opponent", "learner", "observation", "whole"), [
+    ("rules", "seat", "structured", True), ("rules", "team", "absolute", False), ("random", "seat", "absolute", True),
+    ("pimc", "team", "structured", True)])
+def test_penalized_illegal_actions_are_single_seat_envs_penalties(opponent, learner, observation, whole):
+    """``illegal_action="penalize"`` in both: a game whose learner tries an id its decision does not allow stays
+    where it was, with -1 and the pending hand rewards, as SingleSeatEnv's; the others step, deal for deal, on every
+    path (the whole step, rounds, the slow path)."""
+    steps = 25 if opponent == "pimc" else 60
+    assert play("knock", opponent, learner, observation, 1, num_envs=6, steps=steps, seed=5, whole=whole,
+                illegal=0.3) == 6 * steps
 
 
 @pytest.mark.parametrize(("learner", "observation"), [("seat", "structured"), ("team", "absolute")])

@@ -105,7 +105,7 @@ def test_reset_without_seed_continues_the_generator():
     [
         ({"rules": "hearts"}, "unknown preset 'hearts'"),
         ({"rules": "knock", "game_target": 0}, "game_target"),
-        ({"rules": "knock", "trump_on_table": True}, "unknown rules option 'trump_on_table'"),
+        ({"rules": "knock", "trump_on_table": True}, "unexpected keyword argument 'trump_on_table'; its arguments"),
         ({"rules": "knock", "lone_maker": False, "defend_alone": True}, "defend_alone"),
         ({"rules": "knock", "deck": 36}, "deck"),
         ({"rules": "knock", "renege": "ignore"}, "renege"),

@@ -82,6 +82,23 @@ def test_masks_are_one_array_and_masking_is_supported():
     np.testing.assert_array_equal(env.unwrapped.action_masks(), inner.action_masks())
 
 
+def test_penalized_actions_step_and_say_so_in_their_games_info():
+    """With the vector env's ``illegal_action="penalize"``, SB3's unmasked samples of the space step: a penalized
+    game's info dict says so, and its reward holds the penalty."""
+    env = SB3VecEnv(make(illegal_action="penalize", seed=4))
+    env.reset()
+    env.action_space.seed(4)
+    penalized = 0
+    for _ in range(10):
+        masks = env.action_masks()
+        actions = np.array([env.action_space.sample() for _ in range(N)])
+        _, rewards, _, infos = env.step(actions)
+        illegal = ~masks[np.arange(N), actions]
+        assert [bool(i.get("illegal_action")) for i in infos] == illegal.tolist() and (rewards[illegal] <= -1).all()
+        penalized += int(illegal.sum())
+    assert penalized == env.envs.num_illegal_actions > 0
+
+
 def test_attributes_seeds_and_options():
     inner = make()
     env = SB3VecEnv(inner)

@@ -153,18 +153,22 @@ def test_scripted_deals():
         envs.reset(options={"deals": [deals[0], dict(deals[1], upcard=deals[1]["hands"][0][0])]})
 
 
+@pytest.mark.parametrize("illegal_action", ["raise", "penalize"])
 @pytest.mark.parametrize(("actions", "message"), [
     (np.zeros(3, np.int64), r"actions must be 4 integer action ids .*shape \(3,\)"),
     (np.zeros(4, np.float32), r"actions must be 4 integer action ids .*float32"),
     ("play JH", r"actions must be 4 integer action ids"),
+    (np.array([0, 0, 59, 0]), r"^illegal action in game 2: 59, out of range 0..58 for seat 0 .* no game was changed$"),
 ])
-def test_bad_actions_are_one_line_and_change_nothing(actions, message):
-    envs = SingleSeatVectorEnv("knock", num_envs=4, opponents="rules", seed=3)
+def test_bad_actions_are_one_line_and_change_nothing(actions, message, illegal_action):
+    """Under ``penalize`` too: what is no action id of the space (SingleSeatEnv's rule) is refused, not penalized."""
+    envs = SingleSeatVectorEnv("knock", num_envs=4, opponents="rules", seed=3, illegal_action=illegal_action)
     envs.reset()
     before = snapshot(envs)
     with pytest.raises(ValueError, match=message):
         envs.step(actions)
     assert all(np.array_equal(a, b) for a, b in zip(before, snapshot(envs)))
+    assert envs.num_illegal_actions == 0
 
 
 def test_an_opponent_without_a_twin_plays_on_the_slow_path_beside_a_compiled_one():
@@ -189,14 +193,81 @@ def test_an_illegal_action_names_its_game_and_changes_nothing():
     envs = SingleSeatVectorEnv("knock", num_envs=4, opponents="rules", seed=3)
     _, infos = envs.reset()
     actions = infos["action_mask"].argmax(1)
-    actions[2] = int(np.flatnonzero(~infos["action_mask"][2])[0])
+    actions[2] = int(np.flatnonzero(infos["action_mask"][2] == 0)[0])
     before = snapshot(envs)
     with pytest.raises(IllegalActionError, match=r"^illegal action in game 2: .* no game was changed$"):
         envs.step(actions)
     assert all(np.array_equal(a, b) for a, b in zip(before, snapshot(envs)))
 
 
+@pytest.mark.parametrize(("opponents", "copy"), [("rules", True), ("rules", False), ("random", False),
+                                                 ("pimc:2", True)])
+def test_penalize_leaves_an_illegal_game_as_it_was_with_the_penalty(opponents, copy):
+    """``illegal_action="penalize"``: game 1's id is not allowed at its decision. It stays where it was (state,
+    observation, mask, seat), gets ``illegal_reward`` and ``infos["illegal_action"]``; the other games step as they
+    would have without it (a twin stepped with game 1 legal, rows compared but for game 1's)."""
+    kw = {"num_envs": 4, "opponents": opponents, "seed": 7, "copy": copy}
+    envs = SingleSeatVectorEnv("classic", illegal_action="penalize", illegal_reward=-2.5, **kw)
+    twin = SingleSeatVectorEnv("classic", **kw)
+    obs, infos = envs.reset(seed=7)
+    twin.reset(seed=7)
+    obs, infos = obs.copy(), {k: v.copy() for k, v in infos.items()}
+    actions = infos["action_mask"].argmax(1)
+    twin_obs, twin_rewards, *_ = twin.step(actions)
+    actions[1] = int(np.flatnonzero(infos["action_mask"][1] == 0)[0])
+    state = [a[1].copy() for a in snapshot(envs)]
+    after, rewards, terminated, truncated, step_infos = envs.step(actions)
+    assert step_infos["illegal_action"].tolist() == [False, True, False, False]
+    assert rewards[1] == -2.5 and not terminated[1] and not truncated[1] and envs.num_illegal_actions == 1
+    assert all(np.array_equal(a[1], b) for a, b in zip(snapshot(envs), state))
+    assert np.array_equal(after[1], obs[1]) and np.array_equal(step_infos["action_mask"][1], infos["action_mask"][1])
+    assert step_infos["seat"][1] == infos["seat"][1]
+    others = [0, 2, 3]
+    if opponents != "random":  # random opponents draw from one stream for all games: one game fewer, other draws
+        assert np.array_equal(after[others], twin_obs[others])
+        assert np.array_equal(rewards[others], twin_rewards[others])
+
+
+def test_penalize_steps_any_sample_of_the_action_space():
+    """TorchRL's GymWrapper and checkers step random samples of ``action_space``: each steps, the games whose id was
+    illegal penalized, and the masked games play on; the spaces hold what comes back."""
+    envs = SingleSeatVectorEnv("bid", num_envs=8, opponents="rules", illegal_action="penalize", seed=2)
+    obs, infos = envs.reset(seed=2)
+    envs.action_space.seed(2)
+    penalized = ends = 0
+    for _ in range(40):
+        actions = envs.action_space.sample()
+        was_legal = infos["action_mask"][np.arange(8), actions] == 1
+        obs, rewards, terminated, truncated, infos = envs.step(actions)
+        assert np.array_equal(infos["illegal_action"], ~was_legal)
+        assert (rewards[~was_legal] <= -1).all() and envs.observation_space.contains(obs)
+        penalized += int((~was_legal).sum())
+        ends += int((terminated | truncated).sum())
+    assert penalized == envs.num_illegal_actions > 200 and penalized < 8 * 40
+    for _ in range(60):  # masked from here: the episodes go on to their ends
+        obs, rewards, terminated, truncated, infos = envs.step(envs.action_masks().argmax(1))
+        assert not infos["illegal_action"].any()
+        ends += int((terminated | truncated).sum())
+    assert ends > 0
+
+
+def test_masks_are_int8_in_infos_and_bool_from_action_masks():
+    """int8 in infos, as the other envs' observations and infos and PettingZoo's classic envs give it (and as
+    ``Discrete.sample(mask=)`` takes it); ``action_masks()`` stays bool for MaskablePPO. The same legal actions."""
+    envs = SingleSeatVectorEnv("knock", num_envs=3, opponents="rules", seed=1)
+    _, infos = envs.reset()
+    for step in range(3):  # reset's infos, then two steps'
+        if step:
+            infos = envs.step(envs.action_masks().argmax(1))[4]
+        assert infos["action_mask"].dtype == np.int8 and envs.action_masks().dtype == np.bool_
+        assert np.array_equal(infos["action_mask"].astype(bool), envs.action_masks())
+        assert all(infos["action_mask"][g, envs.single_action_space.sample(mask=infos["action_mask"][g])]
+                   for g in range(3))
+
+
 @pytest.mark.parametrize(("kwargs", "message"), [
+    ({"illegal_action": "ignore"}, r"'illegal_action' must be one of \['raise', 'penalize'\], got 'ignore'"),
+    ({"illegal_reward": "-1"}, r"'illegal_reward' must be a number, got '-1'"),
     ({"num_envs": 0}, r"'num_envs' must be an int from 1 to 1,048,576, got 0"),
     ({"opponents": "nobody"}, r"unknown agent spec 'nobody'"),
     ({"opponents": {"rules": 0}}, r"opponent 'rules': its weight must be a positive number, got 0"),

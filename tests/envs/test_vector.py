@@ -50,7 +50,7 @@ def test_malformed_actions_get_one_line(actions, message):
     ({"observation": "pixels"}, "'observation' must be one of"),
     ({"episode": "rubber"}, "'episode' must be one of"),
     ({"reward": "money"}, "'reward' must be one of"),
-    ({"trumps": 5}, "unknown rules option 'trumps'"),
+    ({"trumps": 5}, "VectorEuchre\\(\\) got an unexpected keyword argument 'trumps'; its arguments: rules, num_envs"),
     ({"rules": "rook"}, "unknown preset 'rook'"),
 ])
 def test_bad_construction_gets_one_line(kwargs, message):
