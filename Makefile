@@ -15,7 +15,7 @@ LINTED := euchre_env agents evaluation training play cli tests benchmarks experi
 $(STAMP): pyproject.toml constraints.txt setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -c constraints.txt -e ".[dev,eval,train,sb3,rllib,tianshou,play,ray]"
+	$(PY) -m pip install --quiet -c constraints.txt -e ".[dev,eval,train,sb3,rllib,tianshou,play,ray,render]"
 	touch $(STAMP) $(BUILT)
 
 $(BUILT): $(STAMP) $(C_SOURCES)

@@ -48,6 +48,11 @@ On truncation every agent is truncated, `infos[agent]["truncated"]` names the li
 (`"max_hands"` / `"max_steps"`) and nobody wins (`reward="win"` gives 0); see `euchre_env.envs.episodes`.
 `reset(seed=..., options={"deal": {...}, "scores": [a, b]})` scripts the first deal.
 
+## Rendering
+`render_mode="ansi"` returns the table as text, `"human"` prints it, `"rgb_array"` returns it drawn, a
+(480, 640, 3) uint8 array (the `render` extra, Pillow: `euchre_env.views.picture`). `render_seat=k` shows the
+table as seat k sees it; the default, None, shows every hand.
+
 ## Speed
 The rules run on a compiled copy of the reference engine (`euchre_env.compiled.game`, C built at install),
 proven equal to it step by step (`tests/differential/kernels_vs_engine.py`): one call a decision. Where that
@@ -82,6 +87,7 @@ from euchre_env.game.errors import check_choice
 from euchre_env.game.rules import Rules, resolve_rules
 from euchre_env.game.seats import NUM_SEATS, team_of
 from euchre_env.views.infostate import InfoState, information_state
+from euchre_env.views.picture import require_pillow, table_picture
 from euchre_env.views.render import render_text
 from euchre_env.views.structured import CanonicalActions, make_observer, suit_frames
 
@@ -92,8 +98,9 @@ def env(**kwargs: Any) -> AECEnv:
 
 
 class raw_env(CanonicalActions, AECEnv, EzPickle):
-    metadata = {"render_modes": ["ansi", "human"], "name": "euchre_v0", "is_parallelizable": False,
-                "render_fps": 1}
+    # render_fps: a frame per decision, two a second, for video recorders.
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "euchre_v0", "is_parallelizable": False,
+                "render_fps": 2}
 
     def __init__(
         self,
@@ -115,6 +122,8 @@ class raw_env(CanonicalActions, AECEnv, EzPickle):
         # The hand limit (None: none) as max_hands resolves under these rules (see euchre_env.envs.episodes).
         self.max_hands = episodes.check_episode_args(self.rules, episode, reward, max_steps, max_hands)
         check_choice("render_mode", render_mode, (None, *self.metadata["render_modes"]))
+        if render_mode == "rgb_array":
+            require_pillow()
         if render_seat not in (None, *range(NUM_SEATS)):
             raise ValueError(f"'render_seat' must be a seat 0..{NUM_SEATS - 1} or None, got {render_seat!r}")
         self.render_mode = render_mode
@@ -390,14 +399,19 @@ class raw_env(CanonicalActions, AECEnv, EzPickle):
         return RuntimeError(f"{call}() after the episode ended (every agent has stepped out): call reset()")
 
     # ---------------------------------------------------------------- render
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """The table as ``render_seat`` sees it (None: every hand): ``"ansi"`` returns the text, ``"human"``
+        prints it, ``"rgb_array"`` returns a (480, 640, 3) uint8 picture (``euchre_env.views.picture``)."""
         if self.render_mode is None:
             import gymnasium
 
-            gymnasium.logger.warn("render() called without a render_mode; use render_mode='ansi' or 'human'")
+            gymnasium.logger.warn("render() called without a render_mode; use render_mode='ansi', 'human' or "
+                                  "'rgb_array'")
             return None
         if not self._started:
             raise ValueError("render() before reset()")
+        if self.render_mode == "rgb_array":
+            return table_picture(self.game, self.render_seat)
         text = render_text(self.game, self.render_seat)
         if self.render_mode == "human":
             print(text + "\n")

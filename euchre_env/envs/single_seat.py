@@ -51,6 +51,9 @@ standard single-agent RL loop (e.g. sb3-contrib ``MaskablePPO``) can train again
   frame of the acting seat (``info["suit_order"]``; ``to_absolute_action`` / ``to_canonical_action``
   convert, ``action_to_str`` reads absolute ids). The opponents are agents and are asked
   exactly as always (absolute observation and mask), whatever the learner's option.
+- ``render_mode="rgb_array"`` draws the table (:mod:`euchre_env.views.picture`; the ``render`` extra),
+  ``"ansi"`` writes it as text. ``render_seat``: whose view, by default the learner's (the acting learner seat's
+  cards face up, its team's first seat at the bottom); a seat 0..3; or None for every hand.
 - ``reset`` never returns a finished episode: when the learner would get no decision at
   all (e.g. its partner went alone and the hand ended with ``episode="hand"``), a fresh
   deal is drawn; with a scripted ``options["deal"]`` that is an error instead.
@@ -85,16 +88,19 @@ from euchre_env.game.scoring import typed_hand_result
 from euchre_env.game.seats import NUM_SEATS, team_of, team_seats
 from euchre_env.views.decision import ask_agent, illegal_choice, legal_mask
 from euchre_env.views.observation import Observer
+from euchre_env.views.picture import require_pillow, table_picture
+from euchre_env.views.render import render_text
 from euchre_env.views.structured import CanonicalActions, Frame, make_observer
 
 MAX_REDEALS = 1000  # reset(): fresh deals tried when the learner would get no decision
+LEARNER = "learner"  # render_seat: the learner's view
 ILLEGAL_ACTIONS = ("penalize", "raise")
 
 
 class SingleSeatEnv(CanonicalActions, gymnasium.Env):
     """One learner seat (or team) against fixed opponents; see the module docstring."""
 
-    metadata = {"render_modes": [], "name": "euchre_single_seat_v0"}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "name": "euchre_single_seat_v0", "render_fps": 2}
 
     def __init__(
         self,
@@ -109,9 +115,16 @@ class SingleSeatEnv(CanonicalActions, gymnasium.Env):
         illegal_reward: float = -1.0,
         max_hands: int | str | None = AUTO,
         observation: str = "absolute",
+        render_mode: str | None = None,
+        render_seat: int | str | None = LEARNER,
         **rule_options: Any,
     ) -> None:
         self.rules = resolve_rules(rules, rule_options, type(self))
+        check_choice("render_mode", render_mode, (None, *self.metadata["render_modes"]))
+        check_choice("render_seat", render_seat, (LEARNER, None, *range(NUM_SEATS)))
+        if render_mode == "rgb_array":
+            require_pillow()
+        self.render_mode, self.render_seat = render_mode, render_seat
         # The hand limit (None: none) as max_hands resolves under these rules (see euchre_env.envs.episodes).
         self.max_hands = episodes.check_episode_args(self.rules, episode, reward, max_steps, max_hands)
         check_choice("illegal_action", illegal_action, ILLEGAL_ACTIONS)
@@ -317,6 +330,20 @@ class SingleSeatEnv(CanonicalActions, gymnasium.Env):
         """The engine's hand results as infos give them: typed, and new at every call (reset's pending
         results come again in the first step's ``hand_results``)."""
         return [typed_hand_result(self.rules, r) for r in results]
+
+    def render(self) -> str | np.ndarray | None:
+        """The table as ``render_seat`` sees it: ``"ansi"`` returns the text, ``"rgb_array"`` a (480, 640, 3)
+        uint8 picture."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode; use render_mode='ansi' or 'rgb_array'")
+            return None
+        if self.state is None:
+            raise ValueError("render() before reset()")
+        seat = self.acting_seat if self.render_seat == LEARNER else self.render_seat
+        if self.render_mode == "ansi":
+            return render_text(self.state, seat)
+        # The learner's first seat stays at the bottom, so that a team's pictures do not turn with the turn.
+        return table_picture(self.state, seat, self.learner_seats[0] if self.render_seat in (LEARNER, None) else seat)
 
     def close(self) -> None:
         pass

@@ -26,6 +26,14 @@ def contract_text(trump: int, maker: int, contract: int | None, maker_alone: boo
     return text
 
 
+def visible_hands(state: GameState, seat: int | None) -> list[list[int] | None]:
+    """Each seat's cards as ``seat`` sees them on the table, None for a hand it may not see: its own hand, and
+    every hand once the hand is over (``seat`` None sees all). The one rule of the text table and the picture
+    (euchre_env.views.picture)."""
+    reveal = seat is None or state.hand_over
+    return [list(state.hands[s]) if reveal or s == seat else None for s in range(NUM_SEATS)]
+
+
 def render_text(state: GameState, seat: int | None = None) -> str:
     """A readable table. ``seat`` hides the other hands until the hand is over (None shows all)."""
     d = state.deck
@@ -46,9 +54,8 @@ def render_text(state: GameState, seat: int | None = None) -> str:
     if state.trump >= 0:
         call += contract_text(state.trump, state.maker, state.contract, state.maker_alone, state.defender_alone)
     lines.append(call)
-    reveal = seat is None or state.hand_over
-    for s in range(NUM_SEATS):
-        cards = " ".join(d.name(c) for c in state.hands[s]) if (reveal or s == seat) else "?? " * len(state.hands[s])
+    for s, hand in enumerate(visible_hands(state, seat)):
+        cards = " ".join(d.name(c) for c in hand) if hand is not None else "?? " * len(state.hands[s])
         tags = []
         if s == state.current_player:
             tags.append("to act")
