@@ -50,8 +50,9 @@ On truncation every agent is truncated, `infos[agent]["truncated"]` names the li
 
 ## Rendering
 `render_mode="ansi"` returns the table as text, `"human"` prints it, `"rgb_array"` returns it drawn, a
-(480, 640, 3) uint8 array (the `render` extra, Pillow: `euchre_env.views.picture`). `render_seat=k` shows the
-table as seat k sees it; the default, None, shows every hand.
+(480, 640, 3) uint8 array (the `render` extra, Pillow: `euchre_env.views.picture`). `render_seat` says who looks:
+`"table"` (the default) an onlooker, who sees no hand until the hand is over; `k` seat k, its own hand; `"all"` the
+god view, every hand.
 
 ## Speed
 The rules run on a compiled copy of the reference engine (`euchre_env.compiled.game`, C built at install),
@@ -88,7 +89,7 @@ from euchre_env.game.rules import Rules, resolve_rules
 from euchre_env.game.seats import NUM_SEATS, team_of
 from euchre_env.views.infostate import InfoState, information_state
 from euchre_env.views.picture import require_pillow, table_picture
-from euchre_env.views.render import render_text
+from euchre_env.views.render import TABLE, VIEWERS, render_text
 from euchre_env.views.structured import CanonicalActions, make_observer, suit_frames
 
 
@@ -109,7 +110,7 @@ class raw_env(CanonicalActions, AECEnv, EzPickle):
         episode: str = ENV_EPISODE,
         reward: str = "points",
         max_steps: int | None = None,
-        render_seat: int | None = None,
+        render_seat: int | str = TABLE,
         info_state: bool = False,
         max_hands: int | str | None = AUTO,
         observation: str = "absolute",
@@ -124,8 +125,7 @@ class raw_env(CanonicalActions, AECEnv, EzPickle):
         check_choice("render_mode", render_mode, (None, *self.metadata["render_modes"]))
         if render_mode == "rgb_array":
             require_pillow()
-        if render_seat not in (None, *range(NUM_SEATS)):
-            raise ValueError(f"'render_seat' must be a seat 0..{NUM_SEATS - 1} or None, got {render_seat!r}")
+        check_choice("render_seat", render_seat, VIEWERS)
         self.render_mode = render_mode
         self.episode = episode
         self.reward_mode = reward
@@ -400,7 +400,8 @@ class raw_env(CanonicalActions, AECEnv, EzPickle):
 
     # ---------------------------------------------------------------- render
     def render(self) -> str | np.ndarray | None:
-        """The table as ``render_seat`` sees it (None: every hand): ``"ansi"`` returns the text, ``"human"``
+        """The table as ``render_seat`` sees it (``"table"``: no hand until it is over; ``"all"``: every hand; a
+        seat: its own): ``"ansi"`` returns the text, ``"human"``
         prints it, ``"rgb_array"`` returns a (480, 640, 3) uint8 picture (``euchre_env.views.picture``)."""
         if self.render_mode is None:
             import gymnasium

@@ -53,7 +53,8 @@ standard single-agent RL loop (e.g. sb3-contrib ``MaskablePPO``) can train again
   exactly as always (absolute observation and mask), whatever the learner's option.
 - ``render_mode="rgb_array"`` draws the table (:mod:`euchre_env.views.picture`; the ``render`` extra),
   ``"ansi"`` writes it as text. ``render_seat``: whose view, by default the learner's (the acting learner seat's
-  cards face up, its team's first seat at the bottom); a seat 0..3; or None for every hand.
+  cards face up, its team's first seat at the bottom); a seat 0..3; ``"table"`` (an onlooker: no hand until the
+  hand is over); or ``"all"`` (the god view, every hand).
 - ``reset`` never returns a finished episode: when the learner would get no decision at
   all (e.g. its partner went alone and the hand ended with ``episode="hand"``), a fresh
   deal is drawn; with a scripted ``options["deal"]`` that is an error instead.
@@ -89,7 +90,7 @@ from euchre_env.game.seats import NUM_SEATS, team_of, team_seats
 from euchre_env.views.decision import ask_agent, illegal_choice, legal_mask
 from euchre_env.views.observation import Observer
 from euchre_env.views.picture import require_pillow, table_picture
-from euchre_env.views.render import render_text
+from euchre_env.views.render import VIEWERS, render_text
 from euchre_env.views.structured import CanonicalActions, Frame, make_observer
 
 MAX_REDEALS = 1000  # reset(): fresh deals tried when the learner would get no decision
@@ -116,12 +117,12 @@ class SingleSeatEnv(CanonicalActions, gymnasium.Env):
         max_hands: int | str | None = AUTO,
         observation: str = "absolute",
         render_mode: str | None = None,
-        render_seat: int | str | None = LEARNER,
+        render_seat: int | str = LEARNER,
         **rule_options: Any,
     ) -> None:
         self.rules = resolve_rules(rules, rule_options, type(self))
         check_choice("render_mode", render_mode, (None, *self.metadata["render_modes"]))
-        check_choice("render_seat", render_seat, (LEARNER, None, *range(NUM_SEATS)))
+        check_choice("render_seat", render_seat, (LEARNER, *VIEWERS))
         if render_mode == "rgb_array":
             require_pillow()
         self.render_mode, self.render_seat = render_mode, render_seat
@@ -343,7 +344,7 @@ class SingleSeatEnv(CanonicalActions, gymnasium.Env):
         if self.render_mode == "ansi":
             return render_text(self.state, seat)
         # The learner's first seat stays at the bottom, so that a team's pictures do not turn with the turn.
-        return table_picture(self.state, seat, self.learner_seats[0] if self.render_seat in (LEARNER, None) else seat)
+        return table_picture(self.state, seat, seat if isinstance(self.render_seat, int) else self.learner_seats[0])
 
     def close(self) -> None:
         pass

@@ -36,5 +36,7 @@ class UnknownOptionError(TypeError, ValueError):
 
 def check_choice(name: str, value: Any, allowed: tuple) -> None:
     """Raise one line naming the option, what is allowed and what was given, unless ``value`` is allowed."""
-    if value not in allowed:
+    # Of the allowed value's own type too: True == 1 and a NumPy integer would pass ``in`` and then be taken for
+    # something else downstream.
+    if not any(type(value) is type(choice) and value == choice for choice in allowed):
         raise ValueError(f"{name!r} must be one of {list(allowed)}, got {value!r}")

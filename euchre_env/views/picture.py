@@ -7,22 +7,23 @@ when the env is built, saying so). Gymnasium's ``RecordVideo`` (``moviepy``, in 
 these frames into a video, and PettingZoo's ``render_mode="rgb_array"`` convention holds: ``env.render()``
 returns the array.
 
-What is drawn: the viewing seat's hand face up at the bottom, the other hands as card backs (their
-counts beside the seat's name), the up-card (and whether it was turned down), trump, the maker (its
-bid, alone), a lone defender, each seat's last call of the hand, the trick in progress (else the last
-one, its winner's card outlined), the tricks each team has won, the game score (and a rubber's games),
-the dealer (``D``) and the seat to act (in yellow). When a hand ends its result is written under the
+What is drawn: the viewing seat's hand face up at the bottom (an onlooker, ``TABLE``, sees none), the other
+hands as card backs (their counts beside the seat's name), the up-card (and whether it was turned down),
+trump, the maker (its bid, alone), a lone defender, each seat's last call of the hand, the trick in progress
+(else the last one, its winner's card outlined), the tricks each team has won, the game score (and a rubber's
+games), the dealer (``D``) and the seat to act (in yellow). When a hand ends its result is written under the
 score, and every hand is shown, as the text rendering does.
 
-Which cards a seat sees is decided in one place for both renderings,
-:func:`euchre_env.views.render.visible_hands`; everything else is drawn from the seat's
-:class:`~euchre_env.views.infostate.InfoState`, which holds no hidden card. ``seat=None`` is the god
-view: every hand face up.
+Which cards a viewer sees is decided in one place for both renderings,
+:func:`euchre_env.views.render.visible_hands`; everything else public is drawn from the bottom seat's
+:class:`~euchre_env.views.infostate.InfoState`, which holds no hidden card. The viewer is a seat 0..3,
+``TABLE`` (the default: an onlooker, no hand face up until the hand is over) or ``ALL`` (the god view:
+every hand face up), as in the text rendering.
 
 >>> from euchre_env.game.engine import GameState
 >>> import numpy as np
 >>> from euchre_env.game.rules import Rules
->>> table_picture(GameState(Rules.preset("knock"), np.random.default_rng(0)), seat=0).shape
+>>> table_picture(GameState(Rules.preset("knock"), np.random.default_rng(0)), viewer=0).shape
 (480, 640, 3)
 
 The picture depends on the state and the seat only (the same state gives the same array), so frames can
@@ -44,7 +45,7 @@ from euchre_env.game.phases import Phase
 from euchre_env.game.scoring import describe_hand
 from euchre_env.game.seats import NUM_SEATS, relative_seat, team_of
 from euchre_env.views.infostate import InfoState, information_state
-from euchre_env.views.render import SUIT_NAMES, visible_hands
+from euchre_env.views.render import SUIT_NAMES, TABLE, visible_hands
 
 if TYPE_CHECKING:  # Pillow is optional: imported when a picture is drawn
     from PIL import Image, ImageDraw, ImageFont
@@ -76,16 +77,18 @@ def require_pillow() -> None:
         raise ImportError(f"{PILLOW_MISSING} (found Pillow {PIL.__version__})")
 
 
-def table_picture(state: GameState, seat: int | None = None, bottom: int | None = None) -> np.ndarray:
-    """The table as ``seat`` may see it (None: every hand, the god view), as a new ``(480, 640, 3)`` uint8 array.
+def table_picture(state: GameState, viewer: int | str = TABLE, bottom: int | None = None) -> np.ndarray:
+    """The table as ``viewer`` may see it (a seat 0..3, ``TABLE`` or ``ALL``: :data:`~.render.VIEWERS`), as a new
+    ``(480, 640, 3)`` uint8 array.
 
-    ``bottom`` is the seat drawn at the bottom (default ``seat``, or seat 0 for the god view); the others sit
-    round the table as at a real one (its left on the left)."""
+    ``bottom`` is the seat drawn at the bottom (default the viewing seat, or seat 0); the others sit round the
+    table as at a real one (its left on the left)."""
     from PIL import Image, ImageDraw
 
+    seat = viewer if isinstance(viewer, int) else None
     bottom = (0 if seat is None else seat) if bottom is None else bottom
-    info = information_state(state, bottom if seat is None else seat)
-    hands = visible_hands(state, seat)
+    info = information_state(state, bottom if seat is None else seat)  # its public parts alone are drawn
+    hands = visible_hands(state, viewer)
     image = Image.new("RGB", (WIDTH, HEIGHT), FELT)
     canvas = _Canvas(image, ImageDraw.Draw(image))
     for s in range(NUM_SEATS):
@@ -103,13 +106,13 @@ class _Canvas(NamedTuple):
 
 
 # ---------------------------------------------------------------- the seats
-def _draw_seat(canvas: _Canvas, info: InfoState, s: int, where: int, hand: list[int] | None, god: bool) -> None:
-    """Seat ``s``'s name, tags and cards at its place ``where`` (relative to the bottom seat); ``god``: the god
-    view, where no seat is "you"."""
+def _draw_seat(canvas: _Canvas, info: InfoState, s: int, where: int, hand: list[int] | None, seatless: bool) -> None:
+    """Seat ``s``'s name, tags and cards at its place ``where`` (relative to the bottom seat); ``seatless``: the
+    viewer sits at no seat (an onlooker, the god view), so no seat is "you"."""
     draw = canvas.draw
     count = info.hand_sizes[s]
     name = f"seat {s} · team {team_of(s)}"
-    if not god:
+    if not seatless:
         name += " · you" if s == info.seat else " · partner" if team_of(s) == team_of(info.seat) else " · opponent"
     tags = [tag for tag, on in (("D", s == info.dealer), ("to act", s == info.to_act), ("sits out", info.out[s]))
             if on]

@@ -26,16 +26,24 @@ def contract_text(trump: int, maker: int, contract: int | None, maker_alone: boo
     return text
 
 
-def visible_hands(state: GameState, seat: int | None) -> list[list[int] | None]:
-    """Each seat's cards as ``seat`` sees them on the table, None for a hand it may not see: its own hand, and
-    every hand once the hand is over (``seat`` None sees all). The one rule of the text table and the picture
-    (euchre_env.views.picture)."""
-    reveal = seat is None or state.hand_over
-    return [list(state.hands[s]) if reveal or s == seat else None for s in range(NUM_SEATS)]
+# Who looks at the table (a rendering's viewer): a seat 0..3 (its own hand), TABLE (an onlooker: no hand until the
+# hand is over; the envs' default, so that nothing hidden is shown unless asked) or ALL (the god view, every hand).
+TABLE = "table"
+ALL = "all"
+VIEWERS = (TABLE, ALL, *range(NUM_SEATS))
 
 
-def render_text(state: GameState, seat: int | None = None) -> str:
-    """A readable table. ``seat`` hides the other hands until the hand is over (None shows all)."""
+def visible_hands(state: GameState, viewer: int | str) -> list[list[int] | None]:
+    """Each seat's cards as ``viewer`` (:data:`VIEWERS`) sees them on the table, None for a hand it may not see: a
+    seat's own hand, and every hand once the hand is over (or always, for :data:`ALL`). The one rule of the text
+    table and the picture (euchre_env.views.picture)."""
+    reveal = viewer == ALL or state.hand_over
+    return [list(state.hands[s]) if reveal or s == viewer else None for s in range(NUM_SEATS)]
+
+
+def render_text(state: GameState, viewer: int | str = TABLE) -> str:
+    """A readable table as ``viewer`` sees it (:func:`visible_hands`: by default no hand until the hand is
+    over)."""
     d = state.deck
     lines = [
         f"Euchre ({state.rules.preset_name})  hand {state.hand_number + 1}  "
@@ -54,7 +62,7 @@ def render_text(state: GameState, seat: int | None = None) -> str:
     if state.trump >= 0:
         call += contract_text(state.trump, state.maker, state.contract, state.maker_alone, state.defender_alone)
     lines.append(call)
-    for s, hand in enumerate(visible_hands(state, seat)):
+    for s, hand in enumerate(visible_hands(state, viewer)):
         cards = " ".join(d.name(c) for c in hand) if hand is not None else "?? " * len(state.hands[s])
         tags = []
         if s == state.current_player:

@@ -21,7 +21,7 @@ from euchre_env.envs.single_seat import SingleSeatEnv
 from euchre_env.game.engine import GameState
 from euchre_env.game.rules import PRESETS, Rules
 from euchre_env.views.picture import HEIGHT, WIDTH, table_picture
-from euchre_env.views.render import visible_hands
+from euchre_env.views.render import ALL, TABLE, visible_hands
 
 DECKS = [(preset, {}) for preset in PRESETS] + [
     ("classic", {"joker": True, "deck": 32}), ("bid", {"joker": True}), ("bid", {"double_deck": True}),
@@ -82,21 +82,30 @@ def test_a_seat_sees_no_hidden_card(preset, kwargs):
         twin = _swap_hidden(state, seat) if checked < 24 else None  # 24 decisions: a hand's play begun
         if twin is not None:
             assert np.array_equal(table_picture(state, seat), table_picture(twin, seat)), "a hidden card was drawn"
-            assert not np.array_equal(table_picture(state), table_picture(twin)), "the god view shows every hand"
+            assert np.array_equal(table_picture(state), table_picture(twin)), "an onlooker saw a hand"
+            assert not np.array_equal(table_picture(state, ALL), table_picture(twin, ALL)), "the god view shows all"
             checked += 1
         state.apply(int(rng.choice(state.legal_actions())))
     assert checked >= 10
     # Once the hand is over every hand is shown, as the text table does (euchre_env.views.render.visible_hands).
-    assert visible_hands(state, 0) == visible_hands(state, None) == [list(hand) for hand in state.hands]
+    assert visible_hands(state, 0) == visible_hands(state, TABLE) == [list(hand) for hand in state.hands]
 
 
 def test_aec_render_seat_hides_the_other_hands():
+    """By default an onlooker's picture (no hand shown: nothing hidden unless asked); a seat's; the god view's."""
     views = {}
-    for seat in (None, 0, 1):
+    for seat in (TABLE, ALL, 0, 1):
         env = euchre_env.env(render_mode="rgb_array", render_seat=seat)
         env.reset(seed=4)
         views[seat] = env.render()
-    assert not np.array_equal(views[None], views[0]) and not np.array_equal(views[0], views[1])
+        assert np.array_equal(views[seat], table_picture(env.game, seat))
+    default = euchre_env.env(render_mode="rgb_array")
+    default.reset(seed=4)
+    assert np.array_equal(default.render(), views[TABLE])
+    assert len({v.tobytes() for v in views.values()}) == 4
+    text = euchre_env.env(render_mode="ansi")
+    text.reset(seed=4)
+    assert text.render().count("??") >= 4 * 5 - 1  # every hand face down (the dealer may hold six for a moment)
 
 
 def test_aec_follows_pettingzoos_rgb_array_convention():
@@ -123,11 +132,11 @@ def test_single_seat_pictures_and_text(preset):
 
 def test_single_seat_team_keeps_its_first_seat_at_the_bottom():
     env = SingleSeatEnv("knock", team=1, render_mode="rgb_array")
-    god = SingleSeatEnv("knock", team=1, render_mode="rgb_array", render_seat=None)
+    god = SingleSeatEnv("knock", team=1, render_mode="rgb_array", render_seat=ALL)
     _, info = env.reset(seed=1)
     god.reset(seed=1)
     assert np.array_equal(env.render(), table_picture(env.state, info["seat"], bottom=1))
-    assert np.array_equal(god.render(), table_picture(god.state, None, bottom=1))
+    assert np.array_equal(god.render(), table_picture(god.state, ALL, bottom=1))
     assert not np.array_equal(env.render(), god.render())
 
 
@@ -177,8 +186,10 @@ def test_an_old_pillow_is_refused(monkeypatch):
     (lambda: euchre_env.env(render_mode="rgb"),
      "'render_mode' must be one of \\[None, 'ansi', 'human', 'rgb_array'\\]"),
     (lambda: SingleSeatEnv(render_mode="human"), "'render_mode' must be one of \\[None, 'ansi', 'rgb_array'\\]"),
-    (lambda: SingleSeatEnv(render_seat=4), "'render_seat' must be one of \\['learner', None, 0, 1, 2, 3\\]"),
-], ids=["aec-mode", "single-seat-mode", "single-seat-seat"])
+    (lambda: SingleSeatEnv(render_seat=4), "'render_seat' must be one of \\['learner', 'table', 'all', 0, 1, 2, 3\\]"),
+    (lambda: euchre_env.env(render_seat=None), "'render_seat' must be one of \\['table', 'all', 0, 1, 2, 3\\]"),
+    (lambda: euchre_env.env(render_seat=True), "got True"),
+], ids=["aec-mode", "single-seat-mode", "single-seat-seat", "aec-none", "aec-bool"])
 def test_bad_render_options_name_what_is_allowed(make, option):
     with pytest.raises(ValueError, match=option):
         make()
