@@ -26,11 +26,21 @@ CPU can run is picked at import (``_kernels.isa()``). The two give the same bits
 gradient, the sampler, the sparse rows) except where the AVX2 copy fuses a multiply and an add that the other
 rounds apart (tanh's polynomial, the first layer's sums: a last bit here and there, as the Numba build did with
 its fast-math flags); ``tests/agents/test_cpu_kernels.py`` runs on both. :class:`Kernel` runs a kernel on a
-batch's rows: for a large batch cut into slices on as many threads as torch uses
-(``euchre_env.compiled.native.run_slices``: Python threads, each calling the kernel on its rows with the GIL
-released; each row is computed whole by one, so the results do not depend on the count), for the few rows of a
-collector's inference in one call on the caller's thread, where handing slices to threads costs more than it
+batch's rows: for a large batch cut into slices on as many threads as torch uses (on torch's own OpenMP threads,
+below; else ``euchre_env.compiled.native.run_slices``'s Python threads, each calling the kernel on its rows with
+the GIL released; each row is computed whole by one, so the results do not depend on the count), for the few rows
+of a collector's inference in one call on the caller's thread, where handing slices to threads costs more than it
 saves.
+
+Slices and torch's threads: torch runs its own operations on an OpenMP team whose threads spin for a while after
+each one, waiting for the next. Slices handed to Python threads between two torch operations waited for those
+spinning threads to give up their cores, so a large batch's slices run on that same team instead (its threads pick
+them up at once): a PPO step of the actor and the oracle critic (4,096 rows) took 42-44 ms against 65-67 ms on
+Python threads, and the trainer's end-to-end rate rose from 9.4-12.0k to 13.5-15.3k learner decisions a second
+(docs/speed.md). Where torch has no such team the slices go to Python threads. Either way each row is computed
+whole by one thread, so the results are the same bits; a process forked from one that used the team must run
+torch on one thread (``torch.set_num_threads(1)``, as the evaluation's workers do), which torch's own operations
+need there too.
 """
 
 from __future__ import annotations
@@ -47,6 +57,9 @@ _k = extension("agents.neural._kernels")
 
 # Below this much work (non-zero entries, or elements) a call runs on one thread: about 400 observations.
 PARALLEL_WORK = 20_000
+# Whether a large batch's slices run on torch's OpenMP team (agents/neural/c/team.h): found among the symbols torch
+# loaded (libgomp on Linux, LLVM's libomp elsewhere), else they go to Python threads (run_slices).
+ON_TORCH_TEAM = _k.team()
 
 
 def _rows(first: np.ndarray, *args: Any) -> int:
@@ -63,6 +76,8 @@ class Kernel:
     def __call__(self, work: int, *args: Any) -> None:
         if work < PARALLEL_WORK:  # the whole batch in one call: the fewest steps for a few rows
             self.fn(*args, 0, self.count(*args), 0)
+        elif ON_TORCH_TEAM:  # slices on torch's own OpenMP threads (a negative c asks for that many)
+            self.fn(*args, 0, self.count(*args), -torch.get_num_threads())
         else:
             run_slices(self.fn, self.count(*args), torch.get_num_threads(), *args)
 

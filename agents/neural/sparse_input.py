@@ -18,8 +18,8 @@ anything else (a GPU tensor, an input with a gradient, a dense input) goes throu
 C (``agents/neural/c/kernels.c``, with those of :mod:`~euchre_env.agents.neural.cpu_kernels`). Each output row and
 each weight-gradient row is summed by one thread in a fixed order, so the results do not depend on the number of
 threads. A large batch (a PPO minibatch) is cut into slices on as many threads as torch uses, because on a
-minibatch they beat one thread (the timing: docs/results/module_measurements.md); they are Python threads
-running C with the GIL released (``euchre_env.compiled.native.run_slices``), so a process may fork after them.
+minibatch they beat one thread (the timing: docs/results/module_measurements.md): torch's own OpenMP threads where
+torch has them, else Python threads running C with the GIL released (:class:`~.cpu_kernels.Kernel` says why).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ import pytest
 torch = pytest.importorskip("torch")
 import torch.nn.functional as F  # noqa: E402
 
-from euchre_env.agents.neural import _kernels  # noqa: E402
+from euchre_env.agents.neural import _kernels, cpu_kernels  # noqa: E402
 from euchre_env.agents.neural.cpu_kernels import (  # noqa: E402
     bfloat16_bits,
     bits,
@@ -212,26 +212,60 @@ def test_the_copies_agree_where_their_arithmetic_is_the_same() -> None:
         assert a.tobytes() == b.tobytes()
 
 
-def test_large_batches_on_more_threads_give_the_same_bits() -> None:
-    """Above PARALLEL_WORK a kernel's rows are cut into slices on torch's threads; each row is computed whole by one."""
+def _large_batch_results(threads: int) -> list[torch.Tensor]:
+    """Every row kernel on batches above PARALLEL_WORK, on ``threads`` torch threads, and the sparse first layer's
+    output and gradients (its gather, weight gradient and entry kernels)."""
     g = torch.Generator().manual_seed(8)
     x = torch.randn(4096, 256, generator=g) * 3
     grad = torch.randn(4096, 256, generator=g)
     logits = torch.randn(4096, 40, generator=g) * 4
-    saved, results = torch.get_num_threads(), []
+    obs = (torch.rand(4096, 300, generator=g) < 0.06).float() * torch.randn(4096, 300, generator=g)
+    saved = torch.get_num_threads()
     try:
-        for threads in (1, 2, 3):
-            torch.set_num_threads(threads)
-            y = tanh(x)
-            low = tanh(x.to(torch.bfloat16))
-            drawn = sample_actions(logits, torch.Generator().manual_seed(9))
-            results.append((y, low.view(torch.int16), tanh_grad(grad, y), tanh_grad(grad, y, torch.bfloat16).float(),
-                            *drawn))
+        torch.set_num_threads(threads)
+        y = tanh(x)
+        low = tanh(x.to(torch.bfloat16))
+        drawn = sample_actions(logits, torch.Generator().manual_seed(9))
+        torch.manual_seed(3)
+        layer = SparseInputLinear(300, 64)
+        out = layer.forward_tanh(obs)
+        out.square().sum().backward()
+        return [y, low.view(torch.int16), tanh_grad(grad, y), tanh_grad(grad, y, torch.bfloat16).float(), *drawn,
+                out.detach(), layer.weight.grad, layer.bias.grad]
     finally:
         torch.set_num_threads(saved)
-    for other in results[1:]:
-        for a, b in zip(results[0], other):
+
+
+@pytest.mark.parametrize("team", [True, False], ids=["torch-team", "python-threads"])
+def test_large_batches_on_more_threads_give_the_same_bits(team: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Above PARALLEL_WORK a kernel's rows are cut into slices on torch's OpenMP team (or Python threads where there
+    is none); each row is computed whole by one thread, so 1, 2 or 3 threads give the same bits either way."""
+    if team and not cpu_kernels.ON_TORCH_TEAM:
+        pytest.skip("this torch has no OpenMP team to run slices on")
+    monkeypatch.setattr(cpu_kernels, "ON_TORCH_TEAM", team)
+    serial = _large_batch_results(1)
+    for threads in (2, 3):
+        for a, b in zip(serial, _large_batch_results(threads)):
             assert torch.equal(a, b)
+
+
+def test_slices_run_on_torchs_team_where_it_has_one() -> None:
+    """torch on Linux runs on libgomp, whose entry points it loads for every module: the slices find them."""
+    import sys
+
+    if sys.platform.startswith("linux") and "OpenMP" in torch.__config__.parallel_info():
+        assert cpu_kernels.ON_TORCH_TEAM and _kernels.team()
+    x = np.zeros((4096, 8), np.float32)
+    y = np.empty_like(x)
+    for c in (-2, -1, 0):  # a team of two, a team of one (run here), one slice
+        tanh_rows.fn(x, y, None, 0, 4096, c)
+    with pytest.raises(ValueError, match=r"tanh_rows: rows 0\.\.4097 of 4096"):
+        tanh_rows.fn(x, y, None, 0, 4097, -2)
+    col = np.tile(np.arange(5, dtype=np.int32), 4096)
+    col[-1] = 300  # the last row's last entry: outside the layer's 300 columns, found by the team's second slice
+    rows = SparseRows(np.arange(0, 5 * 4097, 5, dtype=np.int64), col, np.ones(col.size, np.float32), 300)
+    with pytest.raises(IndexError, match=r"gather_rows: row 4095's entries are not within 0\.\.300 columns"):
+        SparseInputLinear(300, 4)(rows)
 
 
 def test_a_wrong_array_is_one_clear_error() -> None:

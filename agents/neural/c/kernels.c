@@ -3,8 +3,9 @@
  *
  * Every kernel takes NumPy arrays (any object with the buffer protocol: C-contiguous, of the dtype and number of
  * dimensions it names) and ends with (lo, hi, c): it computes rows (or tasks) lo..hi with the GIL released, so
- * euchre_env.compiled.native.run_slices runs a batch's slices on threads; c (the slice's number) is unused. A
- * wrong argument raises one ValueError naming the kernel and the argument. */
+ * euchre_env.compiled.native.run_slices runs a batch's slices on threads; c (the slice's number) is unused, except
+ * that c = -N runs lo..hi on N threads of the process's OpenMP team (team.h). A wrong argument raises one
+ * ValueError naming the kernel and the argument. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <math.h>
@@ -177,13 +178,20 @@ static PyObject *fail(Args *a, PyObject *type, const char *what)
     return NULL;
 }
 
-/* The range lo..hi of n items from the last three arguments (lo, hi, c); -1 with an exception if it is not one. */
-static int range(Args *a, PyObject *const *args, Py_ssize_t nargs, Py_ssize_t n, Py_ssize_t *lo, Py_ssize_t *hi)
+#include "team.h"
+
+/* The range lo..hi of n items from the last three arguments (lo, hi, c), and the threads to run it on: c < 0 asks
+ * for -c threads of the process's OpenMP team (team.h), else the range is one slice, run here; -1 with an exception
+ * if it is not one. */
+static int range(Args *a, PyObject *const *args, Py_ssize_t nargs, Py_ssize_t n, Py_ssize_t *lo, Py_ssize_t *hi,
+                 int *threads)
 {
     *lo = PyLong_AsSsize_t(args[nargs - 3]);
     *hi = PyLong_AsSsize_t(args[nargs - 2]);
+    long c = PyLong_AsLong(args[nargs - 1]);
     if (PyErr_Occurred())
         return -1;
+    *threads = c < 0 ? (int)(c < -1024 ? 1024 : -c) : 1;
     if (*lo < 0 || *hi > n || *lo > *hi) {
         PyErr_Format(PyExc_ValueError, "%s: rows %zd..%zd of %zd", a->kernel, *lo, *hi, n);
         return -1;
@@ -206,26 +214,54 @@ static int range(Args *a, PyObject *const *args, Py_ssize_t nargs, Py_ssize_t n,
 
 /* ---------------------------------------------------------------- tanh */
 
+typedef struct {
+    const void *pre;
+    int low_in;
+    float *y;
+    uint16_t *low;
+    Py_ssize_t w;
+} TanhRows;
+
+static void tanh_rows_part(const void *p, Py_ssize_t lo, Py_ssize_t hi)
+{
+    const TanhRows *k = p;
+    DISPATCH(tanh_rows)(k->pre, k->low_in, k->y, k->low, k->w, lo, hi);
+}
+
 static PyObject *tanh_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     START("tanh_rows", 6)
     Py_buffer *pre, *y, *low;
     Py_ssize_t lo, hi;
+    int threads;
     NEED(pre = array(&a, args[0], "pre", 'f', 'H', 2, 0, 0))
     NEED(y = array(&a, args[1], "y", 'f', 0, 2, 1, 0))
     NEED(low = array(&a, args[2], "low", 'H', 0, 2, 1, 1))
     if (!same_shape(pre, y) || (low->buf && !same_shape(pre, low)))
         return fail(&a, PyExc_ValueError, "pre, y and low must have one shape");
-    NEED(range(&a, args, nargs, dim(pre, 0), &lo, &hi) == 0)
-    int low_in = dtype_of(pre) == 'H';
+    NEED(range(&a, args, nargs, dim(pre, 0), &lo, &hi, &threads) == 0)
+    TanhRows k = {pre->buf, dtype_of(pre) == 'H', y->buf, low->buf, dim(pre, 1)};
     Py_BEGIN_ALLOW_THREADS
-    DISPATCH(tanh_rows)(pre->buf, low_in, y->buf, low->buf, dim(pre, 1), lo, hi);
+    run_parts(tanh_rows_part, &k, lo, hi, threads);
     Py_END_ALLOW_THREADS
     release(&a);
     Py_RETURN_NONE;
 error:
     release(&a);
     return NULL;
+}
+
+typedef struct {
+    const float *values;
+    uint16_t *low;
+    Py_ssize_t w;
+} RoundRows;
+
+static void round_rows_part(const void *p, Py_ssize_t lo, Py_ssize_t hi)
+{
+    const RoundRows *k = p;
+    for (Py_ssize_t i = lo; i < hi; i++)
+        DISPATCH(round_row)(k->values + i * k->w, k->low + i * k->w, k->w);
 }
 
 static PyObject *round_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -233,17 +269,15 @@ static PyObject *round_rows(PyObject *self, PyObject *const *args, Py_ssize_t na
     START("round_rows", 5)
     Py_buffer *values, *low;
     Py_ssize_t lo, hi;
+    int threads;
     NEED(values = array(&a, args[0], "values", 'f', 0, 2, 0, 0))
     NEED(low = array(&a, args[1], "low", 'H', 0, 2, 1, 0))
     if (!same_shape(values, low))
         return fail(&a, PyExc_ValueError, "values and low must have one shape");
-    NEED(range(&a, args, nargs, dim(values, 0), &lo, &hi) == 0)
-    Py_ssize_t w = dim(values, 1);
-    const float *v = values->buf;
-    uint16_t *l = low->buf;
+    NEED(range(&a, args, nargs, dim(values, 0), &lo, &hi, &threads) == 0)
+    RoundRows k = {values->buf, low->buf, dim(values, 1)};
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t i = lo; i < hi; i++)
-        DISPATCH(round_row)(v + i * w, l + i * w, w);
+    run_parts(round_rows_part, &k, lo, hi, threads);
     Py_END_ALLOW_THREADS
     release(&a);
     Py_RETURN_NONE;
@@ -252,11 +286,27 @@ error:
     return NULL;
 }
 
+typedef struct {
+    const void *grad;
+    int low_in;
+    const float *y;
+    float *out;
+    uint16_t *low;
+    Py_ssize_t w;
+} TanhGradRows;
+
+static void tanh_grad_rows_part(const void *p, Py_ssize_t lo, Py_ssize_t hi)
+{
+    const TanhGradRows *k = p;
+    DISPATCH(tanh_grad_rows)(k->grad, k->low_in, k->y, k->out, k->low, k->w, lo, hi);
+}
+
 static PyObject *tanh_grad_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     START("tanh_grad_rows", 7)
     Py_buffer *grad, *y, *out, *low;
     Py_ssize_t lo, hi;
+    int threads;
     NEED(grad = array(&a, args[0], "grad", 'f', 'H', 2, 0, 0))
     NEED(y = array(&a, args[1], "y", 'f', 0, 2, 0, 0))
     NEED(out = array(&a, args[2], "out", 'f', 0, 2, 1, 1))
@@ -265,10 +315,10 @@ static PyObject *tanh_grad_rows(PyObject *self, PyObject *const *args, Py_ssize_
         return fail(&a, PyExc_ValueError, "one of out and low must be None, the other an array");
     if (!same_shape(grad, y) || !same_shape(grad, out->buf ? out : low))
         return fail(&a, PyExc_ValueError, "grad, y and the output must have one shape");
-    NEED(range(&a, args, nargs, dim(grad, 0), &lo, &hi) == 0)
-    int low_in = dtype_of(grad) == 'H';
+    NEED(range(&a, args, nargs, dim(grad, 0), &lo, &hi, &threads) == 0)
+    TanhGradRows k = {grad->buf, dtype_of(grad) == 'H', y->buf, out->buf, low->buf, dim(grad, 1)};
     Py_BEGIN_ALLOW_THREADS
-    DISPATCH(tanh_grad_rows)(grad->buf, low_in, y->buf, out->buf, low->buf, dim(grad, 1), lo, hi);
+    run_parts(tanh_grad_rows_part, &k, lo, hi, threads);
     Py_END_ALLOW_THREADS
     release(&a);
     Py_RETURN_NONE;
@@ -279,11 +329,26 @@ error:
 
 /* ---------------------------------------------------------------- sampling */
 
+typedef struct {
+    const float *logits;
+    const double *u;
+    int64_t *act;
+    float *lp;
+    Py_ssize_t width;
+} SampleRows;
+
+static void sample_rows_part(const void *p, Py_ssize_t lo, Py_ssize_t hi)
+{
+    const SampleRows *k = p;
+    DISPATCH(sample_rows)(k->logits, k->u, k->act, k->lp, k->width, lo, hi);
+}
+
 static PyObject *sample_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     START("sample_rows", 7)
     Py_buffer *logits, *uniforms, *actions, *log_probs;
     Py_ssize_t lo, hi;
+    int threads;
     NEED(logits = array(&a, args[0], "logits", 'f', 0, 2, 0, 0))
     NEED(uniforms = array(&a, args[1], "uniforms", 'd', 0, 1, 0, 0))
     NEED(actions = array(&a, args[2], "actions", 'q', 0, 1, 1, 0))
@@ -291,13 +356,10 @@ static PyObject *sample_rows(PyObject *self, PyObject *const *args, Py_ssize_t n
     Py_ssize_t n = dim(logits, 0), width = dim(logits, 1);
     if (dim(uniforms, 0) != n || dim(actions, 0) != n || dim(log_probs, 0) != n)
         return fail(&a, PyExc_ValueError, "uniforms, actions and log_probs must have a value per row of logits");
-    NEED(range(&a, args, nargs, n, &lo, &hi) == 0)
-    const float *all = logits->buf;
-    const double *u = uniforms->buf;
-    int64_t *act = actions->buf;
-    float *lp = log_probs->buf;
+    NEED(range(&a, args, nargs, n, &lo, &hi, &threads) == 0)
+    SampleRows k = {logits->buf, uniforms->buf, actions->buf, log_probs->buf, width};
     Py_BEGIN_ALLOW_THREADS
-    DISPATCH(sample_rows)(all, u, act, lp, width, lo, hi);
+    run_parts(sample_rows_part, &k, lo, hi, threads);
     Py_END_ALLOW_THREADS
     release(&a);
     Py_RETURN_NONE;
@@ -308,22 +370,34 @@ error:
 
 /* ---------------------------------------------------------------- sparse rows */
 
+typedef struct {
+    const float *x;
+    int64_t *count;
+    Py_ssize_t d;
+} NonzeroCounts;
+
+static void nonzero_counts_part(const void *p, Py_ssize_t lo, Py_ssize_t hi)
+{
+    const NonzeroCounts *k = p;
+    for (Py_ssize_t i = lo; i < hi; i++)
+        k->count[i + 1] = DISPATCH(count_nonzero)(k->x + i * k->d, k->d);
+}
+
 static PyObject *nonzero_counts(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     START("nonzero_counts", 5)
     Py_buffer *x, *ptr;
     Py_ssize_t lo, hi;
+    int threads;
     NEED(x = array(&a, args[0], "x", 'f', 0, 2, 0, 0))
     NEED(ptr = array(&a, args[1], "ptr", 'q', 0, 1, 1, 0))
     Py_ssize_t n = dim(x, 0), d = dim(x, 1);
     if (dim(ptr, 0) != n + 1)
         return fail(&a, PyExc_ValueError, "ptr must have one more entry than x has rows");
-    NEED(range(&a, args, nargs, n, &lo, &hi) == 0)
-    const float *xs = x->buf;
-    int64_t *count = ptr->buf;
+    NEED(range(&a, args, nargs, n, &lo, &hi, &threads) == 0)
+    NonzeroCounts k = {x->buf, ptr->buf, d};
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t i = lo; i < hi; i++)
-        count[i + 1] = DISPATCH(count_nonzero)(xs + i * d, d);
+    run_parts(nonzero_counts_part, &k, lo, hi, threads);
     Py_END_ALLOW_THREADS
     release(&a);
     Py_RETURN_NONE;
@@ -332,11 +406,37 @@ error:
     return NULL;
 }
 
+typedef struct {
+    const float *x;
+    const int64_t *ptr;
+    int32_t *col;
+    float *val;
+    Py_ssize_t d;
+} NonzeroEntries;
+
+static void nonzero_entries_part(const void *p, Py_ssize_t lo, Py_ssize_t hi)
+{
+    const NonzeroEntries *k = p;
+    for (Py_ssize_t i = lo; i < hi; i++) {
+        const float *row = k->x + i * k->d;
+        /* Every column is written at the next free place, which moves on past a non-zero one: no branch to
+         * mispredict (2x faster than one at ~6% non-zero). The row's count (from nonzero_counts) ends the scan
+         * at its last entry, so no write lands beyond the row's entries (another slice's). */
+        for (int64_t q = k->ptr[i], end = k->ptr[i + 1], j = 0; q < end && j < k->d; j++) {
+            float v = row[j];
+            k->col[q] = (int32_t)j;
+            k->val[q] = v;
+            q += v != 0.0f;
+        }
+    }
+}
+
 static PyObject *nonzero_entries(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     START("nonzero_entries", 7)
     Py_buffer *x, *ptr, *col, *val;
     Py_ssize_t lo, hi;
+    int threads;
     NEED(x = array(&a, args[0], "x", 'f', 0, 2, 0, 0))
     NEED(ptr = array(&a, args[1], "ptr", 'q', 0, 1, 0, 0))
     NEED(col = array(&a, args[2], "col", 'i', 0, 1, 1, 0))
@@ -345,23 +445,10 @@ static PyObject *nonzero_entries(PyObject *self, PyObject *const *args, Py_ssize
     const int64_t *p0 = ptr->buf;
     if (dim(ptr, 0) != n + 1 || dim(col, 0) != p0[n] || dim(val, 0) != p0[n]) /* || stops before p0[n] */
         return fail(&a, PyExc_ValueError, "ptr must have an entry per row and one, col and val ptr[-1] entries");
-    NEED(range(&a, args, nargs, n, &lo, &hi) == 0)
-    const float *xs = x->buf;
-    int32_t *cs = col->buf;
-    float *vs = val->buf;
+    NEED(range(&a, args, nargs, n, &lo, &hi, &threads) == 0)
+    NonzeroEntries k = {x->buf, p0, col->buf, val->buf, d};
     Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t i = lo; i < hi; i++) {
-        const float *row = xs + i * d;
-        /* Every column is written at the next free place, which moves on past a non-zero one: no branch to
-         * mispredict (2x faster than one at ~6% non-zero). The row's count (from nonzero_counts) ends the scan
-         * at its last entry, so no write lands beyond the row's entries (another slice's). */
-        for (int64_t p = p0[i], end = p0[i + 1], j = 0; p < end && j < d; j++) {
-            float v = row[j];
-            cs[p] = (int32_t)j;
-            vs[p] = v;
-            p += v != 0.0f;
-        }
-    }
+    run_parts(nonzero_entries_part, &k, lo, hi, threads);
     Py_END_ALLOW_THREADS
     release(&a);
     Py_RETURN_NONE;
@@ -389,11 +476,39 @@ static int entries(Args *a, PyObject *const *args, const char *names[3], Py_buff
     return 0;
 }
 
+typedef struct {
+    const int64_t *ptr;
+    const int32_t *col;
+    const float *val;
+    const float *weight_t;
+    Py_ssize_t features;
+    const float *bias;
+    int tanh;
+    float *out;
+    uint16_t *low;
+    Py_ssize_t w;
+    Py_ssize_t *bad; /* a row whose entries fell outside the columns (any slice's), else -1 */
+} GatherRows;
+
+static void gather_rows_part(const void *p, Py_ssize_t lo, Py_ssize_t hi)
+{
+    const GatherRows *k = p;
+    Py_ssize_t bad = DISPATCH(gather_rows)(k->ptr, k->col, k->val, k->weight_t, k->features, k->bias, k->tanh,
+                                           k->out, k->low, k->w, lo, hi);
+    if (bad >= 0)
+#if defined(__GNUC__) || defined(__clang__)
+        __atomic_store_n(k->bad, bad, __ATOMIC_RELAXED); /* slices of a team may both find one */
+#else
+        *k->bad = bad; /* no team without GCC or clang (team.h): one slice at a time */
+#endif
+}
+
 static PyObject *gather_rows(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     START("gather_rows", 11)
     Py_buffer *ptr, *col, *val, *weight_t, *bias, *out, *low;
     Py_ssize_t lo, hi;
+    int threads;
     static const char *names[3] = {"ptr", "col", "val"};
     NEED(entries(&a, args, names, &ptr, &col, &val, 0) == 0)
     NEED(weight_t = array(&a, args[3], "weight_t", 'f', 0, 2, 0, 0))
@@ -405,11 +520,12 @@ static PyObject *gather_rows(PyObject *self, PyObject *const *args, Py_ssize_t n
     Py_ssize_t n = dim(out, 0), w = dim(out, 1);
     if (dim(ptr, 0) != n + 1 || dim(weight_t, 1) != w || dim(bias, 0) != w || (low->buf && !same_shape(out, low)))
         return fail(&a, PyExc_ValueError, "shapes: ptr [n + 1], weight_t [features, w], bias [w], out and low [n, w]");
-    NEED(range(&a, args, nargs, n, &lo, &hi) == 0)
-    Py_ssize_t bad;
+    NEED(range(&a, args, nargs, n, &lo, &hi, &threads) == 0)
+    Py_ssize_t bad = -1;
+    GatherRows k = {ptr->buf, col->buf, val->buf, weight_t->buf, dim(weight_t, 0), bias->buf, tanh, out->buf,
+                    low->buf, w, &bad};
     Py_BEGIN_ALLOW_THREADS
-    bad = DISPATCH(gather_rows)(ptr->buf, col->buf, val->buf, weight_t->buf, dim(weight_t, 0), bias->buf, tanh,
-                                out->buf, low->buf, w, lo, hi);
+    run_parts(gather_rows_part, &k, lo, hi, threads);
     Py_END_ALLOW_THREADS
     if (bad >= 0) {
         release(&a);
@@ -424,11 +540,29 @@ error:
     return NULL;
 }
 
+typedef struct {
+    const int64_t *ptr;
+    const int32_t *col;
+    const float *val;
+    Py_ssize_t rows;
+    const int64_t *bounds;
+    const float *grad_out;
+    float *grad_t;
+    Py_ssize_t w;
+} WeightGradT;
+
+static void weight_grad_t_part(const void *p, Py_ssize_t lo, Py_ssize_t hi)
+{
+    const WeightGradT *k = p;
+    DISPATCH(weight_grad_t)(k->ptr, k->col, k->val, k->rows, k->bounds, k->grad_out, k->grad_t, k->w, lo, hi);
+}
+
 static PyObject *weight_grad_t(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     START("weight_grad_t", 9)
     Py_buffer *ptr, *col, *val, *bounds, *grad_out, *grad_t;
     Py_ssize_t lo, hi;
+    int threads;
     static const char *names[3] = {"ptr", "col", "val"};
     NEED(entries(&a, args, names, &ptr, &col, &val, 0) == 0)
     NEED(bounds = array(&a, args[3], "bounds", 'q', 0, 1, 0, 0))
@@ -441,9 +575,10 @@ static PyObject *weight_grad_t(PyObject *self, PyObject *const *args, Py_ssize_t
     for (Py_ssize_t t = 0; t <= tasks; t++)
         if (b[t] < 0 || b[t] > features || (t && b[t] < b[t - 1]))
             return fail(&a, PyExc_ValueError, "bounds must rise from 0 to the number of features at most");
-    NEED(range(&a, args, nargs, tasks, &lo, &hi) == 0)
+    NEED(range(&a, args, nargs, tasks, &lo, &hi, &threads) == 0)
+    WeightGradT k = {ptr->buf, col->buf, val->buf, n, b, grad_out->buf, grad_t->buf, w};
     Py_BEGIN_ALLOW_THREADS
-    DISPATCH(weight_grad_t)(ptr->buf, col->buf, val->buf, n, b, grad_out->buf, grad_t->buf, w, lo, hi);
+    run_parts(weight_grad_t_part, &k, lo, hi, threads);
     Py_END_ALLOW_THREADS
     release(&a);
     Py_RETURN_NONE;
@@ -481,11 +616,30 @@ error:
     return NULL;
 }
 
+typedef struct {
+    const int64_t *ptr, *rows, *out_ptr;
+    const int32_t *col;
+    const float *val;
+    int32_t *out_col;
+    float *out_val;
+} SelectEntries;
+
+static void select_entries_part(const void *p, Py_ssize_t lo, Py_ssize_t hi)
+{
+    const SelectEntries *k = p;
+    for (Py_ssize_t i = lo; i < hi; i++) {
+        size_t count = (size_t)(k->out_ptr[i + 1] - k->out_ptr[i]);
+        memcpy(k->out_col + k->out_ptr[i], k->col + k->ptr[k->rows[i]], count * sizeof(int32_t));
+        memcpy(k->out_val + k->out_ptr[i], k->val + k->ptr[k->rows[i]], count * sizeof(float));
+    }
+}
+
 static PyObject *select_entries(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     START("select_entries", 10)
     Py_buffer *ptr, *col, *val, *rows, *out_ptr, *out_col, *out_val;
     Py_ssize_t lo, hi;
+    int threads;
     static const char *names[3] = {"ptr", "col", "val"}, *out_names[3] = {"out_ptr", "out_col", "out_val"};
     NEED(entries(&a, args, names, &ptr, &col, &val, 0) == 0)
     NEED(rows = array(&a, args[3], "rows", 'q', 0, 1, 0, 0))
@@ -493,18 +647,10 @@ static PyObject *select_entries(PyObject *self, PyObject *const *args, Py_ssize_
     Py_ssize_t n = dim(rows, 0);
     if (dim(out_ptr, 0) != n + 1)
         return fail(&a, PyExc_ValueError, "out_ptr must have an entry per selected row and one");
-    NEED(range(&a, args, nargs, n, &lo, &hi) == 0)
-    const int64_t *p = ptr->buf, *r = rows->buf, *op = out_ptr->buf;
-    const int32_t *c = col->buf;
-    const float *v = val->buf;
-    int32_t *oc = out_col->buf;
-    float *ov = out_val->buf;
+    NEED(range(&a, args, nargs, n, &lo, &hi, &threads) == 0)
+    SelectEntries k = {ptr->buf, rows->buf, out_ptr->buf, col->buf, val->buf, out_col->buf, out_val->buf};
     Py_BEGIN_ALLOW_THREADS /* out_ptr came from select_ptr, which checked every row index */
-    for (Py_ssize_t i = lo; i < hi; i++) {
-        size_t count = (size_t)(op[i + 1] - op[i]);
-        memcpy(oc + op[i], c + p[r[i]], count * sizeof(int32_t));
-        memcpy(ov + op[i], v + p[r[i]], count * sizeof(float));
-    }
+    run_parts(select_entries_part, &k, lo, hi, threads);
     Py_END_ALLOW_THREADS
     release(&a);
     Py_RETURN_NONE;
@@ -513,11 +659,37 @@ error:
     return NULL;
 }
 
+typedef struct {
+    const int64_t *ptr_a, *ptr_b, *ptr;
+    const int32_t *col_a, *col_b;
+    const float *val_a, *val_b;
+    int32_t *col;
+    float *val;
+    int32_t width_a;
+} HstackEntries;
+
+static void hstack_entries_part(const void *p, Py_ssize_t lo, Py_ssize_t hi)
+{
+    const HstackEntries *k = p;
+    for (Py_ssize_t i = lo; i < hi; i++) { /* ptr = ptr_a + ptr_b: row i's entries of a, then of b */
+        int64_t q = k->ptr[i];
+        for (int64_t s = k->ptr_a[i]; s < k->ptr_a[i + 1]; s++, q++) {
+            k->col[q] = k->col_a[s];
+            k->val[q] = k->val_a[s];
+        }
+        for (int64_t s = k->ptr_b[i]; s < k->ptr_b[i + 1]; s++, q++) {
+            k->col[q] = k->col_b[s] + k->width_a;
+            k->val[q] = k->val_b[s];
+        }
+    }
+}
+
 static PyObject *hstack_entries(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     START("hstack_entries", 13)
     Py_buffer *pa, *ca, *va, *pb, *cb, *vb, *p, *c, *v;
     Py_ssize_t lo, hi;
+    int threads;
     static const char *na[3] = {"ptr_a", "col_a", "val_a"}, *nb[3] = {"ptr_b", "col_b", "val_b"},
                       *nout[3] = {"ptr", "col", "val"};
     NEED(entries(&a, args, na, &pa, &ca, &va, 0) == 0)
@@ -528,24 +700,10 @@ static PyObject *hstack_entries(PyObject *self, PyObject *const *args, Py_ssize_
     Py_ssize_t n = dim(pa, 0) - 1;
     if (dim(pb, 0) != n + 1 || dim(p, 0) != n + 1)
         return fail(&a, PyExc_ValueError, "ptr_a, ptr_b and ptr must have one length");
-    NEED(range(&a, args, nargs, n, &lo, &hi) == 0)
-    const int64_t *pas = pa->buf, *pbs = pb->buf, *ps = p->buf;
-    const int32_t *cas = ca->buf, *cbs = cb->buf;
-    const float *vas = va->buf, *vbs = vb->buf;
-    int32_t *cs = c->buf;
-    float *vs = v->buf;
-    Py_BEGIN_ALLOW_THREADS /* ptr = ptr_a + ptr_b: row i's entries of a, then of b */
-    for (Py_ssize_t i = lo; i < hi; i++) {
-        int64_t q = ps[i];
-        for (int64_t s = pas[i]; s < pas[i + 1]; s++, q++) {
-            cs[q] = cas[s];
-            vs[q] = vas[s];
-        }
-        for (int64_t s = pbs[i]; s < pbs[i + 1]; s++, q++) {
-            cs[q] = cbs[s] + width_a;
-            vs[q] = vbs[s];
-        }
-    }
+    NEED(range(&a, args, nargs, n, &lo, &hi, &threads) == 0)
+    HstackEntries k = {pa->buf, pb->buf, p->buf, ca->buf, cb->buf, va->buf, vb->buf, c->buf, v->buf, width_a};
+    Py_BEGIN_ALLOW_THREADS
+    run_parts(hstack_entries_part, &k, lo, hi, threads);
     Py_END_ALLOW_THREADS
     release(&a);
     Py_RETURN_NONE;
@@ -555,6 +713,11 @@ error:
 }
 
 /* ---------------------------------------------------------------- module */
+
+static PyObject *team(PyObject *self, PyObject *unused)
+{
+    return PyBool_FromLong(team_found());
+}
 
 static PyObject *isa(PyObject *self, PyObject *unused)
 {
@@ -657,6 +820,8 @@ static PyMethodDef methods[] = {
                          "hi, c): rows lo..hi: a's entries, then b's with columns + width_a (ptr = ptr_a + ptr_b)."),
     FAST(gae, "gae(value, reward, nxt, gamma, gamma_lam, adv): the advantages of a rollout into adv (float32), one "
               "backward pass; nxt[i]: the decision's successor (later), or -1 at an episode's end."),
+    {"team", team, METH_NOARGS, "team(): whether the process has an OpenMP team (torch's) to run slices on: then "
+                                "c = -N runs lo..hi on N of its threads (team.h)."},
     {"isa", isa, METH_NOARGS, "isa(): the copy of the float kernels that runs, 'avx2' or 'generic'."},
     {"set_isa", set_isa, METH_O, "set_isa(name): run the copy 'avx2' or 'generic' (for tests: the same bits); "
                                  "returns the previous one."},
