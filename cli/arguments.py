@@ -11,12 +11,11 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import fields
 from typing import Any, NoReturn
 
 from euchre_env import published
 from euchre_env.agents.registry import check_spec
-from euchre_env.game.rules import Rules, option_names
+from euchre_env.game.rules import DEFAULTS, Rules, option_names
 
 PROG = "euchre"
 
@@ -154,8 +153,7 @@ def fail(message: str, status: int = 2) -> NoReturn:
 
 
 def parse_options(items: list[str]) -> dict[str, Any]:
-    """``["game_target=5", "joker=true"]`` -> typed rules options (typed by the Rules fields)."""
-    defaults = {f.name: f.default for f in fields(Rules)}
+    """``["game_target=5", "joker=true"]`` -> typed rules options (typed by their defaults' types)."""
     allowed = option_names()
     options: dict[str, Any] = {}
     for item in items:
@@ -165,7 +163,7 @@ def parse_options(items: list[str]) -> dict[str, Any]:
             raise ValueError(f"--set expects OPTION=VALUE, got {item!r}")
         if name not in allowed:
             raise ValueError(f"unknown rules option {name!r}; allowed: {', '.join(allowed)}")
-        kind = type(defaults[name])
+        kind = type(DEFAULTS[name])
         if kind is bool:
             low = text.lower()
             if low in ("true", "yes", "on", "1"):

@@ -18,6 +18,7 @@ tests/differential/test_single_seat_step_vs_rounds.py and tests/differential/tes
 from __future__ import annotations
 
 import math
+import warnings
 from collections import Counter
 from collections.abc import Callable
 from functools import cache
@@ -142,10 +143,16 @@ class RuleBasedAgent:
         """The compiled twin (:class:`~euchre_env.agents.rule_based.compiled.RuleBasedBatchPolicy`) where it covers
         ``rules`` and is built (:func:`~euchre_env.compiled.native.use_compiled`), else None. A subclass plays
         otherwise than this class, so it gets no twin unless it defines its own."""
-        from euchre_env.agents.rule_based.compiled import EXTENSION, RuleBasedBatchPolicy, supports
+        from euchre_env.agents.rule_based.compiled import EXTENSION, RuleBasedBatchPolicy, not_covered
         from euchre_env.compiled.native import use_compiled
 
-        if type(self) is not RuleBasedAgent or not supports(rules):
+        if type(self) is not RuleBasedAgent:
+            return None
+        missing = not_covered(rules)
+        if missing:  # loudly: a slower agent for a reason the caller can read, never silently
+            shown = ", ".join(f"{name}={getattr(rules, name)!r}" for name in missing)
+            warnings.warn(f"the rule-based agent's compiled twin does not cover {shown} (its declaration in "
+                          "euchre_env/game/rules.py says which values it covers): the Python agent plays", stacklevel=2)
             return None
         return RuleBasedBatchPolicy if use_compiled(EXTENSION) else None
 

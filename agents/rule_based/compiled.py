@@ -14,15 +14,16 @@ Python agent's (imported, never retyped: :func:`rule_tables`), runs them over a 
 threads from :data:`PARALLEL_FROM` games), and offers them to the env's single-seat whole step as a compiled
 decision (:class:`RuleBasedDecision`: a capsule of ``engine.h``'s ``Decision``).
 
-Coverage (:func:`supports`): every preset (``knock``, ``classic``, ``multiplayer``, ``bid``) and every option
-of :class:`~euchre_env.game.rules.Rules` today. A rules field this file does not know (an option added later)
-makes :func:`supports` False, and callers fall back to the Python agent. Speed: ``experiments/bench_rule_decisions.py``.
+Coverage (:func:`supports`): every preset (``knock``, ``classic``, ``multiplayer``, ``bid``) and the values of each
+option its declaration says the twin covers (``Option.twin`` in :mod:`euchre_env.game.rules`: every value of every
+option today). Rules outside that make :func:`supports` False: callers fall back to the Python agent, and
+:meth:`RuleBasedAgent.batch_twin <euchre_env.agents.rule_based.agent.RuleBasedAgent.batch_twin>` warns, naming the
+option. Speed: ``experiments/bench_rule_decisions.py``.
 """
 
 from __future__ import annotations
 
 import itertools
-from dataclasses import fields
 from functools import cache
 from types import ModuleType
 from typing import TYPE_CHECKING, NamedTuple
@@ -54,8 +55,7 @@ from euchre_env.compiled.tables import kernel_tables
 from euchre_env.game.actions import BID, HELP, MOON
 from euchre_env.game.cards import NUM_SUITS
 from euchre_env.game.phases import Phase
-from euchre_env.game.rules import BID as BID_FAMILY
-from euchre_env.game.rules import RENEGE_MODES, TURN_UP, Rules
+from euchre_env.game.rules import ANY, OPTIONS, Rules
 
 if TYPE_CHECKING:
     from euchre_env.envs.vector import VectorEuchre
@@ -85,27 +85,17 @@ class RuleTables(NamedTuple):
     ace_value: np.ndarray  # float64 [3]: heuristics.ACE_VALUE
 
 
-# ---- the rules fields this port covers, with the values it covers (None: any value) --------------------
-_PORTED: dict[str, tuple | None] = {
-    "family": (TURN_UP, BID_FAMILY), "deck": (24, 32), "renege": RENEGE_MODES, "joker": None,
-    "stick_the_dealer": None, "lone_maker": None, "defend_alone": None, "dealer_partner_must_go_alone": None,
-    "ace_no_face": None, "double_deck": None,
-    # Scores, targets and rubbers never enter a decision of the agent.
-    "game_target": None, "rubber": None, "minus_target_loses": None, "preset_name": None,
-}
-
 PARALLEL_FROM = 256  # fewer games than this are decided on the caller's thread: handing out slices costs more
 
 
 def supports(rules: Rules) -> bool:
     """Whether :class:`RuleBasedVector` covers ``rules`` (otherwise use :class:`RuleBasedAgent`)."""
-    return not _not_ported(rules)
+    return not not_covered(rules)
 
 
-def _not_ported(rules: Rules) -> list[str]:
-    """The fields of ``rules`` whose value this port does not cover."""
-    return [f.name for f in fields(rules) if f.name not in _PORTED
-            or (_PORTED[f.name] is not None and getattr(rules, f.name) not in _PORTED[f.name])]
+def not_covered(rules: Rules) -> list[str]:
+    """The options of ``rules`` whose value this port does not cover (their declarations' ``twin``)."""
+    return [name for name, spec in OPTIONS.items() if spec.twin != ANY and getattr(rules, name) not in spec.twin]
 
 
 def rule_tables(rules: Rules) -> RuleTables:
@@ -138,7 +128,7 @@ class RuleBasedVector:
 
     def __init__(self, venv: VectorEuchre) -> None:
         rules = venv.rules
-        missing = _not_ported(rules)
+        missing = not_covered(rules)
         if missing:
             shown = ", ".join(f"{name}={getattr(rules, name)!r}" for name in missing)
             raise ValueError(f"RuleBasedVector does not cover the rules option(s) {shown}; use RuleBasedAgent")

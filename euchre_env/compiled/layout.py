@@ -28,6 +28,7 @@ import numpy as np
 
 from euchre_env.game import scoring as _scoring
 from euchre_env.game.phases import Phase
+from euchre_env.game.rules import OPTIONS
 from euchre_env.views import observation as _observation
 
 # ---- scalar fields of st[g, :] ------------------------------------------------------------------------
@@ -59,9 +60,14 @@ SCORE_BOUND = float(_observation.SCORE_BOUND)
 RUBBER_BONUS = int(_scoring.RUBBER_BONUS)
 
 # ---- opt[:]: the rules as numbers -----------------------------------------------------------------
-O_BID, O_STICK, O_DPGA, O_DEFEND, O_PENALIZE, O_RUBBER, O_TARGET, O_MINUS = range(8)
-O_TRICKS, O_NIDS, O_JOKER, O_COPIES, O_NRANKS, O_JACK, O_QUEEN, O_KING, O_ACE = range(8, 17)
-NOPT = 17
+# First every option declared packed (euchre_env.game.rules.Option), O_<NAME> in declaration order, so that a new
+# option reaches the C by its declaration alone (gen_layout.py writes these names into layout.h); then what the
+# family and the deck give.
+PACKED_OPTIONS = tuple(name for name, spec in OPTIONS.items() if spec.packed)
+globals().update({f"O_{name.upper()}": index for index, name in enumerate(PACKED_OPTIONS)})
+(O_BID, O_TRICKS, O_NIDS, O_JOKER, O_COPIES, O_NRANKS, O_JACK, O_QUEEN, O_KING,
+ O_ACE) = range(len(PACKED_OPTIONS), len(PACKED_OPTIONS) + 10)
+NOPT = O_ACE + 1
 
 # ---- tab[:]: first ids of the action table's blocks (-1: absent) -------------------------------------
 T_PASS, T_ORDER, T_ORDER_ALONE, T_NAME, T_NAME_ALONE, T_DEFEND, T_DISCARD, T_PLAY, T_BID, T_GIVE, T_ANF = range(11)

@@ -28,7 +28,7 @@ from euchre_env.game.actions import (
     action_table,
 )
 from euchre_env.game.cards import SUITS
-from euchre_env.game.rules import Rules
+from euchre_env.game.rules import Rules, packed_value
 from euchre_env.views.structured import StructuredObserver
 
 _KINDS = {PASS: K.K_PASS, ORDER: K.K_ORDER, NAME: K.K_NAME, DEFEND: K.K_DEFEND, DISCARD: K.K_DISCARD,
@@ -89,14 +89,9 @@ class KernelTables:
         n = deck.num_ids
         tricks = rules.tricks_per_hand
         opt = np.zeros(K.NOPT, np.int64)
+        for index, name in enumerate(K.PACKED_OPTIONS):  # O_<NAME> is its place (layout.py)
+            opt[index] = packed_value(rules, name)
         opt[K.O_BID] = rules.is_bid
-        opt[K.O_STICK] = rules.stick_the_dealer
-        opt[K.O_DPGA] = rules.dealer_partner_must_go_alone
-        opt[K.O_DEFEND] = rules.defend_alone
-        opt[K.O_PENALIZE] = rules.renege == "penalize"
-        opt[K.O_RUBBER] = rules.rubber
-        opt[K.O_TARGET] = rules.game_target
-        opt[K.O_MINUS] = rules.minus_target_loses
         opt[K.O_TRICKS] = tricks
         opt[K.O_NIDS] = n
         opt[K.O_JOKER] = -1 if deck.joker_id is None else deck.joker_id

@@ -3,13 +3,21 @@
 Option names are exactly those of the project's rules table (docs/RULES.md), so the same
 keywords work in ``Rules.preset(...)``, ``euchre_env.env(...)`` and configs. One option is a
 house rule no source has, off by default: ``minus_target_loses`` (Bid Euchre; seeds/001).
+
+Each option is declared once, as its field of :class:`Rules` made by :func:`option`: its default, its doc line,
+the values it takes, the family it exists in, whether the compiled engine reads it from its packed options
+(``euchre_env/compiled/layout.py`` numbers those ``O_<NAME>``) and which of its values the rule-based agent's
+compiled twin covers. Everything else reads :data:`OPTIONS`: the validation below, the kernels' tables
+(``compiled/tables.py``), the twin's coverage (``agents/rule_based/compiled.py``, which turns itself off with a
+warning naming an option it does not cover), the OpenSpiel game's parameters and the command line's ``--set``.
+A new option is its declaration here, its logic in the reference engine and its logic in the C engine.
 """
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, dataclass, field, fields, replace
 from functools import cache
 from typing import Any
 
@@ -38,27 +46,58 @@ _PRESETS: dict[str, dict[str, Any]] = {
 }
 PRESETS = tuple(_PRESETS)
 RENEGE_MODES = ("masked", "penalize")
-BID_ONLY_OPTIONS = ("ace_no_face", "double_deck", "minus_target_loses")
+FAMILY_NAMES = {TURN_UP: "the turn-up presets", BID: "Bid Euchre"}
+ANY = "any"  # Option.twin: the rule-based twin covers every value of the option
+
+
+@dataclass(frozen=True)
+class Option:
+    """What one rules option is, beside its field of :class:`Rules` (its name and default are the field's).
+
+    ``values``: the values it takes (None: any of its default's type, an int from 1 to ``high``); ``family``: the
+    one family it exists in (None: both); ``packed``: the compiled engine reads it as a number from its options
+    array (``compiled/layout.py`` gives each such option its index ``O_<NAME>``: a bool as 0/1, an int as it is, a
+    string as its index in ``values``); ``twin``: the values the rule-based agent's compiled twin covers
+    (:data:`ANY`, or a tuple)."""
+
+    doc: str
+    twin: tuple[Any, ...] | str
+    values: tuple[Any, ...] | None = None
+    high: int | None = None
+    family: str | None = None
+    packed: bool = False
+
+
+def option(default: Any, doc: str, *, twin: tuple[Any, ...] | str, values: tuple[Any, ...] | None = None,
+           high: int | None = None, family: str | None = None, packed: bool = False) -> Any:
+    """A field of :class:`Rules` that is a rules option (:class:`Option` says what each argument means)."""
+    return field(default=default, metadata={"option": Option(doc, twin, values, high, family, packed)})
 
 
 @dataclass(frozen=True)
 class Rules:
     """One complete rule set. Build it with :meth:`preset`; construction validates."""
 
-    family: str = TURN_UP
-    deck: int = 24
-    joker: bool = False
-    stick_the_dealer: bool = True
-    lone_maker: bool = True
-    defend_alone: bool = False
-    dealer_partner_must_go_alone: bool = False
-    game_target: int = 10
-    rubber: bool = False
-    ace_no_face: bool = False
-    double_deck: bool = False
-    renege: str = "masked"
+    family: str = TURN_UP  # TURN_UP or BID: set by the preset, not an option
+    deck: int = option(24, "cards: 24 (9 to ace) or 32 (7 to ace; the turn-up presets)", values=(24, 32), twin=ANY)
+    joker: bool = option(False, "a joker, the highest trump", twin=ANY)
+    stick_the_dealer: bool = option(True, "the dealer must name trump when all others pass twice", twin=ANY,
+                                    packed=True)
+    lone_maker: bool = option(True, "the maker may go alone (Bid Euchre: help and moon instead)", twin=ANY)
+    defend_alone: bool = option(False, "one defender may defend alone against a lone maker", twin=ANY, packed=True)
+    dealer_partner_must_go_alone: bool = option(
+        False, "the dealer's partner who orders the up-card up must go alone (a variant source 000 mentions)",
+        twin=ANY, packed=True)
+    game_target: int = option(10, "the points that win a game", high=MAX_GAME_TARGET, twin=ANY, packed=True)
+    rubber: bool = option(False, "best of three games, with rubber points", family=TURN_UP, twin=ANY, packed=True)
+    ace_no_face: bool = option(False, "a hand with no ace and no face card may be declared and redealt",
+                               family=BID, twin=ANY)
+    double_deck: bool = option(False, "two 24-card decks, twelve cards a hand", family=BID, twin=ANY)
+    renege: str = option("masked", "masked: only legal cards can be played; penalize: a renege is played and "
+                         "penalized", values=RENEGE_MODES, twin=ANY, packed=True)
     # A house rule, not from the source (seeds/001): a Bid Euchre team at -game_target or below loses.
-    minus_target_loses: bool = False
+    minus_target_loses: bool = option(False, "a team at minus the target or below loses (house rule)", family=BID,
+                                      twin=ANY, packed=True)
     preset_name: str = "custom"
 
     def __post_init__(self) -> None:
@@ -132,9 +171,26 @@ def _deck(ranks: str, joker: bool, copies: int) -> Deck:
     return Deck(ranks=ranks, joker=joker, copies=copies)
 
 
+# Every rules option by name, in declaration order: the fields of Rules made by option().
+OPTIONS: dict[str, Option] = {f.name: f.metadata["option"] for f in fields(Rules) if "option" in f.metadata}
+DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(Rules) if f.name in OPTIONS}
+
+
 def option_names() -> tuple[str, ...]:
     """Public option names (every field but the bookkeeping ones)."""
-    return tuple(f.name for f in fields(Rules) if f.name not in ("family", "preset_name"))
+    return tuple(OPTIONS)
+
+
+def preset_options() -> tuple[str, ...]:
+    """The options some preset sets (their defaults differ between presets), in declaration order."""
+    return tuple(name for name in OPTIONS if any(name in overrides for overrides in _PRESETS.values()))
+
+
+def packed_value(rules: Rules, name: str) -> int:
+    """Option ``name`` of ``rules`` as the compiled engine reads it (:class:`Option`'s ``packed``)."""
+    value = getattr(rules, name)
+    values = OPTIONS[name].values
+    return values.index(value) if isinstance(value, str) and values else int(value)
 
 
 def check_option_names(options: dict[str, Any], caller: Callable[..., Any] | None = None) -> None:
@@ -166,28 +222,34 @@ def resolve_rules(rules: Rules | str, overrides: dict[str, Any], caller: Callabl
     raise ValueError(f"'rules' must be a preset name or a Rules instance, got {rules!r}")
 
 
-def _check_bool(rules: Rules, name: str) -> None:
-    value = getattr(rules, name)
-    if not isinstance(value, bool):
-        raise ValueError(f"rules option {name!r} must be True or False, got {value!r}")
+def _check_value(name: str, value: Any) -> None:
+    """One line naming the option and what it takes, unless ``value`` is one of its values."""
+    spec, kind = OPTIONS[name], type(DEFAULTS[name])
+    if kind is bool:
+        if not isinstance(value, bool):
+            raise ValueError(f"rules option {name!r} must be True or False, got {value!r}")
+    elif kind is int and spec.values is not None:
+        if value not in spec.values or type(value) is not int:
+            raise ValueError(f"rules option {name!r} must be {' or '.join(map(str, spec.values))}, got {value!r}")
+    elif kind is int:
+        if type(value) is not int or not 1 <= value <= (spec.high or value):
+            raise ValueError(f"rules option {name!r} must be an int from 1 to {spec.high:,}, got {value!r}")
+    elif value not in spec.values or type(value) is not kind:
+        raise ValueError(f"rules option {name!r} must be one of {spec.values}, got {value!r}")
 
 
 def _validate(r: Rules) -> None:
     if r.family not in (TURN_UP, BID):
         raise ValueError(f"rules option 'family' must be one of {TURN_UP!r}, {BID!r}; got {r.family!r}")
-    for name in (
-        "joker", "stick_the_dealer", "lone_maker", "defend_alone",
-        "dealer_partner_must_go_alone", "rubber", "ace_no_face", "double_deck", "minus_target_loses",
-    ):
-        _check_bool(r, name)
-    if r.deck not in (24, 32) or isinstance(r.deck, bool):
-        raise ValueError(f"rules option 'deck' must be 24 or 32, got {r.deck!r}")
-    if (not isinstance(r.game_target, int) or isinstance(r.game_target, bool)
-            or not 1 <= r.game_target <= MAX_GAME_TARGET):
-        raise ValueError(f"rules option 'game_target' must be an int from 1 to {MAX_GAME_TARGET:,}, "
-                         f"got {r.game_target!r}")
-    if r.renege not in RENEGE_MODES:
-        raise ValueError(f"rules option 'renege' must be one of {RENEGE_MODES}, got {r.renege!r}")
+    for name in OPTIONS:
+        _check_value(name, getattr(r, name))
+    elsewhere = [name for name, spec in OPTIONS.items()  # set in a family they do not exist in
+                 if spec.family not in (None, r.family) and getattr(r, name) != DEFAULTS[name]]
+    if elsewhere:
+        family = OPTIONS[elsewhere[0]].family
+        theirs = [name for name, spec in OPTIONS.items() if spec.family == family]
+        raise ValueError(f"rules option(s) {', '.join(map(repr, elsewhere))}: only available in "
+                         f"{FAMILY_NAMES[family]} (its own options: {', '.join(theirs)})")
     if r.is_bid:
         if r.deck != 24:
             raise ValueError("rules option 'deck' must be 24 for Bid Euchre (use double_deck=True for 48)")
@@ -196,15 +258,9 @@ def _validate(r: Rules) -> None:
                 "rules options 'lone_maker', 'defend_alone' and 'dealer_partner_must_go_alone' "
                 "must be False for Bid Euchre (going alone is the 'moon' bid)"
             )
-        if r.rubber:
-            raise ValueError("rules option 'rubber' is only available in the turn-up presets")
         if r.joker and r.double_deck:
             raise ValueError("rules options 'joker' and 'double_deck' cannot be combined (no source deals them)")
     else:
-        bid_only = [name for name in BID_ONLY_OPTIONS if getattr(r, name)]
-        if bid_only:
-            raise ValueError(f"rules option(s) {', '.join(map(repr, bid_only))}: only available in Bid Euchre "
-                             f"(the Bid Euchre options: {', '.join(BID_ONLY_OPTIONS)})")
         if r.defend_alone and not r.lone_maker:
             raise ValueError(
                 "rules option 'defend_alone' needs 'lone_maker'=True: one defends alone only against a lone maker"

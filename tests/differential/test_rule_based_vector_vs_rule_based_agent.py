@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import ctypes
+import dataclasses
 import gc
 import sys
 import time
@@ -35,7 +36,7 @@ from euchre_env.compiled import kernels as K
 from euchre_env.envs.vector import VectorEuchre
 from euchre_env.game.engine import GameState
 from euchre_env.game.phases import Phase
-from euchre_env.game.rules import PRESETS, Rules
+from euchre_env.game.rules import OPTIONS, PRESETS, Rules
 from euchre_env.views.decision import ask_agent
 from tests.differential.kernels_vs_engine import RULE_SETS
 
@@ -146,14 +147,17 @@ def test_the_check_catches_a_wrong_choice(monkeypatch):
         compare("knock", 200)
 
 
-def test_supports_every_preset_and_option_and_refuses_an_unknown_one(monkeypatch):
+def test_supports_every_preset_and_option_and_refuses_one_it_does_not_cover(monkeypatch):
     assert all(supports(Rules.preset(p)) for p in PRESETS)
     assert all(supports(rules_of(name)) for name in RULES)
     venv = VectorEuchre("bid", num_envs=2, observation="none")
-    monkeypatch.delitem(rule_based_vector._PORTED, "double_deck")  # as if the option were new
+    # As if double_deck were declared (euchre_env/game/rules.py) with the twin covering True only.
+    monkeypatch.setitem(OPTIONS, "double_deck", dataclasses.replace(OPTIONS["double_deck"], twin=(True,)))
     assert not supports(venv.rules)
     with pytest.raises(ValueError, match=r"does not cover the rules option\(s\) double_deck=False; use RuleBasedAgent"):
         RuleBasedVector(venv)
+    with pytest.warns(UserWarning, match=r"compiled twin does not cover double_deck=False .*: the Python agent plays"):
+        assert RuleBasedAgent().batch_twin(venv.rules) is None
 
 
 def test_games_are_checked_and_answered_in_order():

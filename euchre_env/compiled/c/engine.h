@@ -238,7 +238,7 @@ static void legal_mask(const Game *G, const Tables *t, uint8_t *mask)
     if (p == PLAY) {
         int64_t base = tab[T_PLAY];
         int32_t trump = st[TRUMP];
-        if (st[NCUR] > 0 && !opt[O_PENALIZE]) {
+        if (st[NCUR] > 0 && !opt[O_RENEGE]) {
             const int64_t *effrow = t->eff + (int64_t)(trump + 1) * t->eff_c;
             int64_t led = effrow[G->tc[st[NTR] * 4]];
             int64_t follows = 0;
@@ -253,7 +253,7 @@ static void legal_mask(const Game *G, const Tables *t, uint8_t *mask)
         held_ids(hand, nids, base, mask);
     } else if (p == CALL1) {
         mask[WRAP(tab[T_PASS], na)] = 1;
-        if (opt[O_DPGA] && seat == PARTNER(st[DEALER])) {
+        if (opt[O_DEALER_PARTNER_MUST_GO_ALONE] && seat == PARTNER(st[DEALER])) {
             mask[WRAP(tab[T_ORDER_ALONE], na)] = 1;
             return;
         }
@@ -261,7 +261,7 @@ static void legal_mask(const Game *G, const Tables *t, uint8_t *mask)
         if (tab[T_ORDER_ALONE] >= 0)
             mask[tab[T_ORDER_ALONE]] = 1;
     } else if (p == CALL2) {
-        if (!(seat == st[DEALER] && opt[O_STICK]))
+        if (!(seat == st[DEALER] && opt[O_STICK_THE_DEALER]))
             mask[WRAP(tab[T_PASS], na)] = 1;
         for (int u = 0; u < 4; u++) {
             if (u != st[UPSUIT]) {
@@ -279,7 +279,7 @@ static void legal_mask(const Game *G, const Tables *t, uint8_t *mask)
         for (int u = 0; u < 4; u++)
             mask[tab[T_NAME] + u] = 1;
     } else if (p == AUCTION) {
-        if (!(opt[O_STICK] && seat == st[DEALER] && st[CONTRACT] < 0))
+        if (!(opt[O_STICK_THE_DEALER] && seat == st[DEALER] && st[CONTRACT] < 0))
             mask[WRAP(tab[T_PASS], na)] = 1;
         if (tab[T_ANF] >= 0 && ace_no_face_eligible(G, seat, t))
             mask[tab[T_ANF]] = 1;
@@ -337,9 +337,9 @@ static void score_hand(const int32_t *st, const int64_t *opt, int64_t *mp, int64
 /* the team that won the game at scores s0 / s1, -1: none yet */
 static int game_winner(int64_t s0, int64_t s1, const int64_t *opt)
 {
-    int64_t target = opt[O_TARGET];
+    int64_t target = opt[O_GAME_TARGET];
     int64_t hi = s0 > s1 ? s0 : s1, lo = s0 < s1 ? s0 : s1;
-    int ended = hi >= target || (opt[O_MINUS] && lo <= -target);
+    int ended = hi >= target || (opt[O_MINUS_TARGET_LOSES] && lo <= -target);
     if (!ended || s0 == s1)
         return -1;
     return s0 > s1 ? 0 : 1;
@@ -423,7 +423,7 @@ static void start_play(int32_t *st)
 
 static int after_trump_fixed(int32_t *st, const int64_t *opt)
 {
-    if (opt[O_DEFEND] && st[MALONE]) {
+    if (opt[O_DEFEND_ALONE] && st[MALONE]) {
         set_phase(st, DEFEND, next_defender(st, LEFT(st[DEALER])));
         return 0;
     }
@@ -439,7 +439,7 @@ static inline int play_card(Game *G, int32_t seat, int64_t card, const Tables *t
     int32_t k = st[NTR];
     int32_t n = st[NCUR];
     int32_t trump = st[TRUMP];
-    if (n > 0 && opt[O_PENALIZE]) {
+    if (n > 0 && opt[O_RENEGE]) {
         const int64_t *effrow = t->eff + (int64_t)(trump + 1) * t->eff_c;
         int64_t led = effrow[G->tc[k * 4]];
         if (effrow[card] != led) {
@@ -687,7 +687,7 @@ static void encode(const Game *G, int64_t seat, const Tables *t, float *raw, int
     double tricks = (double)opt[O_TRICKS];
     raw[off[B_TW]] = (float)((double)st[TW + mine] / tricks);
     raw[off[B_TW] + 1] = (float)((double)st[TW + 1 - mine] / tricks);
-    double target = (double)opt[O_TARGET];
+    double target = (double)opt[O_GAME_TARGET];
     raw[off[B_SCORES]] = (float)clip_score((double)st[SC + mine] / target);
     raw[off[B_SCORES] + 1] = (float)clip_score((double)st[SC + 1 - mine] / target);
     if (opt[O_RUBBER]) {
