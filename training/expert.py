@@ -57,7 +57,9 @@ from euchre_env.agents.neural.network import PolicyNet
 from euchre_env.agents.neural.sparse_input import SparseRows
 from euchre_env.evaluation.pool import one_torch_thread
 from euchre_env.game.rules import Rules
-from euchre_env.training.config import DECISIONS, EXPERT_SEARCHES, ExpertConfig, TrainConfig
+from euchre_env.training.config import TrainConfig
+from euchre_env.training.ranges import DECISIONS
+from euchre_env.training.sections import EXPERT_SEARCHES, ExpertConfig
 from euchre_env.training.selfplay import SelfPlay
 
 # The (seed, update, stream) key of a phase's generators: PPO's collection is stream 0, the behaviour cloning's 1.

@@ -68,22 +68,13 @@ from euchre_env.evaluation import MatchResult, evaluate
 from euchre_env.evaluation.progress import progress_bar
 from euchre_env.training.allocator import keep_freed_memory
 from euchre_env.training.build import check_later_agents, make_model, make_oracle, make_selfplay, scripted_agents
-from euchre_env.training.config import (
-    AUTO_DEVICE,
-    AUTO_PRECISION,
-    RANGES,
-    RESUMABLE_CHANGES,
-    TrainConfig,
-    config_changes,
-    describe_device,
-    resolve_device,
-    threads_here,
-    with_defaults,
-)
+from euchre_env.training.config import RANGES, RESUMABLE_CHANGES, TrainConfig, config_changes, with_defaults
+from euchre_env.training.device import AUTO_DEVICE, describe_device, resolve_device, threads_here
 from euchre_env.training.expert import distill, distill_generator, label_decisions, search_class
 from euchre_env.training.imitation import clone
 from euchre_env.training.interrupt import InterruptGuard, TrainingInterrupted
 from euchre_env.training.ppo import ppo_update
+from euchre_env.training.sections import AUTO_PRECISION
 from euchre_env.training.selfplay import PAST, SELF, SelfPlay
 
 

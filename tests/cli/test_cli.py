@@ -380,7 +380,7 @@ def test_help_and_argument_errors_import_no_heavy_library(argv):
 
 def test_a_match_is_bounded_as_the_trainers_matches_are():
     from euchre_env.cli.arguments import MAX_DEALS
-    from euchre_env.training.config import DEALS
+    from euchre_env.training.ranges import DEALS
 
     assert (DEALS.low, DEALS.high) == (1, MAX_DEALS)
 

@@ -120,7 +120,7 @@ def test_auto_matmul_precision_is_resolved_once_and_kept_in_the_run(tmp_path, mo
 def test_torch_threads_beyond_the_cores_are_capped_with_a_warning(tmp_path):
     """torch.set_num_threads(100000) kills the process (a segmentation fault): the trainer asks for the cores it
     may use and says so in one line; the config keeps what was asked, so the run resumes on any machine."""
-    from euchre_env.training.config import usable_cores
+    from euchre_env.training.device import usable_cores
 
     cores = usable_cores()
     said: list[str] = []
