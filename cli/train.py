@@ -324,6 +324,7 @@ def _train_and_evaluate(args: argparse.Namespace, config: Any, run_dir: str,
     against ``final_eval.opponents`` unless ``args.final_eval`` is off; ``(exit status, the training result,
     the final matches)``. ``again(resume)``: the command that goes on after an interruption."""
     from euchre_env.evaluation import match_table, write_match
+    from euchre_env.training.evaluations import matches
     from euchre_env.training.train import Trainer, TrainingInterrupted
 
     try:
@@ -355,7 +356,7 @@ def _train_and_evaluate(args: argparse.Namespace, config: Any, run_dir: str,
     print(f"\nDuplicate evaluation of {result.best_path}, preset {config.rules.preset}, seed {fe.seed}: "
           "margin = the checkpoint's points minus the opponent's per hand, 95% t-interval over duplicate pairs.\n")
     try:
-        results = trainer.evaluate(fe.opponents, fe.seed, fe.workers, path=result.best_path, progress=args.progress)
+        results = matches(trainer, fe.opponents, fe.seed, fe.workers, path=result.best_path, progress=args.progress)
     except KeyboardInterrupt:
         sys.stderr.write(f"{PROG}: interrupted during the final evaluation; training is complete "
                          f"({result.updates} updates); evaluate again with: {again(True)}\n")

@@ -23,6 +23,8 @@ from euchre_env.agents.neural.checkpoint import model_payload, save_checkpoint
 from euchre_env.agents.registry import make_agent
 from euchre_env.evaluation import evaluate
 from euchre_env.training.config import load_config
+from euchre_env.training.imitation import BehaviourCloning
+from euchre_env.training.interrupt import InterruptGuard
 from euchre_env.training.selfplay import SELF
 from euchre_env.training.train import Trainer
 
@@ -46,10 +48,11 @@ def main() -> None:
         f"pretrain.epochs={args.epochs}", "run.torch_threads=1"])
     trainer = Trainer(config, os.path.join(args.out, "run"), log=print)
     start = time.perf_counter()
-    trainer._pretrain(progress=False)
+    cloning = next(phase for phase in trainer.phases if isinstance(phase, BehaviourCloning))
+    cloning.run(trainer, InterruptGuard(print))
     seconds = time.perf_counter() - start
 
-    held = trainer._selfplay({SELF: 1.0}, {}).collect(args.held_out, HELD_OUT_SEED, 0, teacher=make_agent("rules"))
+    held = trainer.selfplay_for({SELF: 1.0}, {}).collect(args.held_out, HELD_OUT_SEED, 0, teacher=make_agent("rules"))
     with torch.no_grad():
         logits = trainer.model.actor.masked_logits(torch.from_numpy(held.obs), torch.from_numpy(held.mask))
     accuracy = float((logits.argmax(-1).numpy() == held.action).mean())

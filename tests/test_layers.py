@@ -140,6 +140,16 @@ def test_the_compiled_layer_and_the_agents_have_no_file_over_700_lines():
     assert not long, "split by concern: " + ", ".join(long)
 
 
+# The trainer (issue 56): a run and its phases, one algorithm a module (docs/design.md, "The trainer's parts").
+TRAINING_LONG = 400
+
+
+def test_no_file_in_training_is_over_400_lines():
+    long = [f"{p.relative_to(ROOT)}: {p.read_text().count(chr(10))} lines" for p in (ROOT / "training").rglob("*.py")
+            if p.read_text().count("\n") > TRAINING_LONG]
+    assert not long, "a phase of its own, or a part of the run of its own (training/phase.py): " + ", ".join(long)
+
+
 def test_no_function_call_outside_compiled_takes_more_than_12_arguments():
     # a function call, not a record's constructor (a class name: NamedTuple, dataclass, pyspiel.GameType)
     wide = []

@@ -1,7 +1,7 @@
 """Expert iteration: a search labels the network's own decisions, and the actor learns the search's policy.
 
-With ``expert.every`` above 0 the trainer runs an *expert phase* every ``expert.every`` PPO updates (from the end of
-``ppo.critic_warmup`` on), then PPO resumes; the loop repeats. A phase:
+With ``expert.every`` above 0 the trainer runs an *expert phase* (:class:`ExpertIteration`) every ``expert.every``
+PPO updates (from the end of ``ppo.critic_warmup`` on), then PPO resumes; the loop repeats. A phase:
 
 1. **Labels** (:func:`label_decisions`). Self-play games of the current network in every seat, on the collector of
    the PPO rollouts (:meth:`SelfPlay.collect` with a ``teacher``, as the behaviour cloning records its
@@ -45,7 +45,7 @@ import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -56,9 +56,17 @@ from euchre_env.agents.neural.belief import BeliefHead
 from euchre_env.agents.neural.network import PolicyNet
 from euchre_env.agents.neural.sparse_input import SparseRows
 from euchre_env.evaluation.pool import one_torch_thread
+from euchre_env.evaluation.progress import progress_bar
 from euchre_env.game.rules import Rules
-from euchre_env.training.config import DECISIONS, EXPERT_SEARCHES, ExpertConfig, TrainConfig
-from euchre_env.training.selfplay import SelfPlay
+from euchre_env.training.config import TrainConfig
+from euchre_env.training.phase import PhaseResult
+from euchre_env.training.ranges import DECISIONS
+from euchre_env.training.sections import EXPERT_SEARCHES, ExpertConfig
+from euchre_env.training.selfplay import SELF, SelfPlay
+
+if TYPE_CHECKING:
+    from euchre_env.training.interrupt import InterruptGuard
+    from euchre_env.training.train import Trainer
 
 # The (seed, update, stream) key of a phase's generators: PPO's collection is stream 0, the behaviour cloning's 1.
 EXPERT_STREAM = 7
@@ -293,3 +301,61 @@ def _distill(actor: PolicyNet, labels: Labels, cfg: ExpertConfig, max_grad_norm:
 def distill_generator(seed: int, update: int) -> torch.Generator:
     """The distillation's minibatch generator of the phase after ``update`` (on the CPU, the same on every device)."""
     return torch.Generator().manual_seed(int(phase_rng(seed, update, 3).integers(2**62)))
+
+
+class ExpertIteration:
+    """The expert phase after an update: the search labels decisions of the network's self-play, then the actor is
+    distilled toward its policy. Due every ``expert.every`` updates once the critic's warm-up is over (a phase
+    moves the actor, which the warm-up holds), once per update. Its state: the update after which the last phase
+    ran (-1: none yet; a run cut during a phase redoes it, from the same weights) and the decisions labelled so far.
+    The search's class is imported when the phase is made: a missing one fails before the run's folder is written."""
+
+    opening = False
+
+    def __init__(self, cfg: ExpertConfig) -> None:
+        self.search = search_class(cfg.search)
+        self.update = -1
+        self.labels = 0
+
+    def due(self, run: Trainer) -> bool:
+        every = run.config.expert.every
+        return run.update >= run.config.ppo.critic_warmup and run.update % every == 0 and self.update < run.update
+
+    def run(self, run: Trainer, guard: InterruptGuard) -> PhaseResult:
+        """Ctrl-C during the labels abandons the phase as a collection is (the network is untouched; a resumed run
+        redoes it); the distillation, which changes the network, finishes first, as an update's learning does."""
+        cfg, ex = run.config, run.config.expert
+        run.doing = f"the expert phase after update {run.update}"
+        start = time.perf_counter()
+        bar = progress_bar(ex.decisions, f"expert labels ({ex.search}, {ex.worlds} worlds)", "decisions",
+                           enabled=run.progress, leave=False)  # the log line below says what it found
+        with bar:
+            labels = label_decisions(run.selfplay_for({SELF: 1.0}, {}), run.model.actor, run.rules, cfg,
+                                     self.search, run.update, stop=run.past_limit,
+                                     on_label=lambda k: bar.update(k - bar.n), belief=run.model.belief_head)
+        with guard.finishing(run.update):
+            t = time.perf_counter()
+            stats = distill(run.model.actor, labels, ex, cfg.ppo.max_grad_norm, distill_generator(cfg.run.seed,
+                                                                                                  run.update))
+            end = time.perf_counter()
+            self.update = run.update
+            self.labels += len(labels)
+            stats.update(decisions_played=float(len(labels.mask)), hands=float(labels.hands),
+                         label_seconds=labels.seconds, distill_seconds=end - t, seconds=end - start)
+            for key, value in stats.items():
+                run.writer.add_scalar(f"expert/{key}", value, run.update)
+            moved = (f", agreement {1 - stats['disagreement']:.1%} -> {stats['agreement_after']:.1%}, KL to the "
+                     f"target {stats['kl_before']:.3f} -> {stats['kl_after']:.3f}, the other decisions moved KL "
+                     f"{stats['anchor_kl']:.4f}" if len(labels) else "")
+            run.log(f"expert phase after update {run.update} ({ex.search}, {ex.worlds} worlds): {len(labels):,} "
+                    f"decisions labelled of {len(labels.mask):,} played, the search disagreed with the network at "
+                    f"{stats['disagreement']:.1%}{moved}; {end - start:.0f} s (labels {labels.seconds:.0f} s, "
+                    f"distillation {end - t:.1f} s)")
+        return PhaseResult(stats)
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"expert_update": self.update, "expert_labels": self.labels}
+
+    def load_state_dict(self, counters: dict[str, Any]) -> None:
+        self.update = counters.get("expert_update", -1)
+        self.labels = counters.get("expert_labels", 0)

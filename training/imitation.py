@@ -8,21 +8,32 @@ critic (on its own input, the oracle's features included) the hand results that 
 Monte Carlo return along each seat's decisions). PPO then starts from a policy that plays like
 the teacher and a value function that already knows what hands are worth, instead of from
 uniform play.
+
+:class:`BehaviourCloning` is the trainer's opening phase: it records the teacher's demonstrations and clones
+them once, before the first PPO update.
 """
 
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
 
 from euchre_env.agents.neural.network import ActorCritic
+from euchre_env.agents.registry import make_agent
 from euchre_env.evaluation.progress import progress_bar
 from euchre_env.training.config import PretrainConfig
+from euchre_env.training.phase import PhaseResult
 from euchre_env.training.ppo import advantages
-from euchre_env.training.selfplay import Rollout
+from euchre_env.training.selfplay import SELF, Rollout
+
+if TYPE_CHECKING:
+    from euchre_env.training.interrupt import InterruptGuard
+    from euchre_env.training.train import Trainer
 
 
 def clone(model: ActorCritic, demos: Rollout, cfg: PretrainConfig, generator: torch.Generator,
@@ -83,3 +94,56 @@ def clone(model: ActorCritic, demos: Rollout, cfg: PretrainConfig, generator: to
     policy_loss, value_loss = np.mean(losses, axis=0)
     return {"policy_loss": float(policy_loss), "value_loss": float(value_loss), "accuracy": correct / seen,
             "epochs": epochs}
+
+
+class BehaviourCloning:
+    """Behaviour cloning of ``pretrain.teacher``, once, before the first update (``model.init`` replaces it). Its
+    state: whether it has run (a run cut at update 0 resumes without redoing it)."""
+
+    opening = True
+
+    def __init__(self) -> None:
+        self.cloned = False
+
+    def due(self, run: Trainer) -> bool:
+        cfg = run.config
+        return run.update == 0 and not self.cloned and bool(cfg.pretrain.teacher) and not cfg.model.init
+
+    def run(self, run: Trainer, guard: InterruptGuard) -> PhaseResult:
+        """Bars (``run.progress``) for the teacher's demonstrations and for the cloning epochs. The time limit
+        bounds both: past it the demonstrations end with the hands in progress and the epochs before the next
+        minibatch, and the run goes on to its end with what was learned (no PPO update). Nothing to finish on
+        Ctrl-C: the run has no update to save yet."""
+        cfg, progress = run.config, run.progress
+        run.doing = "behaviour cloning"
+        start = time.perf_counter()
+        teacher = make_agent(cfg.pretrain.teacher)
+        demo_play = run.selfplay_for({SELF: 1.0}, {})
+        budget = cfg.pretrain.decisions
+        bar = progress_bar(budget, f"demonstrations of {cfg.pretrain.teacher}", "decisions", enabled=progress,
+                           unit_scale=True)
+        with bar:
+            demos = demo_play.collect(budget, cfg.run.seed, 0, teacher=teacher, stream=1,
+                                      on_step=lambda n: bar.update(min(n, budget) - bar.n), stop=run.past_limit)
+        collected = time.perf_counter()
+        generator = torch.Generator().manual_seed(int(np.random.default_rng([cfg.run.seed, 0, 2]).integers(2**62)))
+        stats = clone(run.model, demos, cfg.pretrain, generator, progress=progress, stop=run.past_limit)
+        self.cloned = True
+        stats["decisions"] = len(demos)
+        for key, value in stats.items():
+            run.writer.add_scalar(f"pretrain/{key}", value, 0)
+        end = time.perf_counter()
+        done = f"{len(demos):,} decisions"
+        if len(demos) < budget or stats["epochs"] < cfg.pretrain.epochs:
+            done = (f"cut short by the time limit at {len(demos):,} of {budget:,} decisions and "
+                    f"{stats['epochs']:.2f} of {cfg.pretrain.epochs} epochs")
+        accuracy = f"accuracy {stats['accuracy']:.1%}, " if "accuracy" in stats else ""
+        run.log(f"behaviour cloning of {cfg.pretrain.teacher!r}: {done}, {accuracy}{end - start:.0f} s "
+                f"(demonstrations {collected - start:.0f} s, epochs {end - collected:.0f} s)")
+        return PhaseResult(stats)
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"cloned": self.cloned}
+
+    def load_state_dict(self, counters: dict[str, Any]) -> None:
+        self.cloned = counters.get("cloned", True)  # older checkpoints: only runs past the cloning saved one

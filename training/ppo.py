@@ -1,6 +1,14 @@
-"""The PPO update: advantages over each seat's own decisions, then clipped policy epochs."""
+"""PPO: advantages over each seat's own decisions, clipped policy epochs, and the run's update phase.
+
+:class:`PPOUpdate` is the trainer's default phase (due whenever no other is): collect a rollout against the league
+(the run's), run the epochs on it (:func:`ppo_update`) with the optimizer of :func:`make_optimizer` at the step's
+learning rates, count and log it, and hand the update back to the run (snapshot, evaluation, checkpoint).
+"""
 
 from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
@@ -12,7 +20,12 @@ from euchre_env.agents.neural.sparse_input import SparseRows
 from euchre_env.compiled.native import extension
 from euchre_env.training.config import PPOConfig
 from euchre_env.training.oracle import Oracle
+from euchre_env.training.phase import PhaseResult
 from euchre_env.training.selfplay import Rollout
+
+if TYPE_CHECKING:
+    from euchre_env.training.interrupt import InterruptGuard
+    from euchre_env.training.train import Trainer
 
 _kernels = extension("agents.neural._kernels")  # the networks' CPU kernels, the advantages' pass among them
 
@@ -133,3 +146,91 @@ def ppo_update(
     var = float(np.var(ret_np))
     out["explained_variance"] = float("nan") if var == 0 else 1 - float(np.var(ret_np - rollout.value)) / var
     return out
+
+
+def make_optimizer(model: ActorCritic, cfg: PPOConfig) -> torch.optim.Optimizer:
+    """The learner's Adam. One group at ``ppo.lr``, or with ``ppo.critic_lr`` (or ``ppo.critic_warmup``) the actor's
+    and the critic's apart (in that order): the value regression of the oracle critic can take a larger step than
+    the policy, and the critic's warm-up holds the actor's group alone."""
+    if not cfg.critic_lr and not cfg.critic_warmup:
+        groups = [{"params": list(model.parameters()), "lr": cfg.lr}]
+    else:
+        head = list(model.solver_head.parameters()) if model.solver_head is not None else []
+        # The belief head learns with the critic (a supervised fit, as the value is), so during the critic's
+        # warm-up it fits the actor's features while they stay still.
+        belief = list(model.belief_head.parameters()) if model.belief_head is not None else []
+        groups = [{"params": list(model.actor.parameters()) + head, "lr": cfg.lr},  # the head trains the actor
+                  {"params": list(model.critic.parameters()) + belief, "lr": cfg.critic_lr}]
+    # foreach: each of its operations over every tensor at once (0.8 ms a step against 1.4 for the loop over
+    # tensors, 2 cores; fused, 0.3 ms, does not resume bit for bit)
+    return torch.optim.Adam(groups, lr=cfg.lr, eps=1e-5, foreach=True)
+
+
+def set_learning_rates(optimizer: torch.optim.Optimizer, cfg: PPOConfig, update: int, fraction: float) -> None:
+    """Every group's learning rate at ``fraction`` of its configured value; the actor's at 0 during the
+    critic's warm-up (``ppo.critic_warmup``: its first updates, the critic alone learns)."""
+    actor = 0.0 if update < cfg.critic_warmup else 1.0
+    for group, lr in zip(optimizer.param_groups, [cfg.lr * actor, cfg.critic_lr or cfg.lr]):
+        group["lr"] = lr * fraction
+
+
+class PPOUpdate:
+    """One PPO update of the run's learner; due whenever no other phase is. Its state is the run's optimizer."""
+
+    opening = False
+
+    def due(self, run: Trainer) -> bool:
+        return True
+
+    def run(self, run: Trainer, guard: InterruptGuard) -> PhaseResult:
+        """Ctrl-C during the collection abandons the update, which has not touched the network yet; during the
+        rest (learning, the run's snapshot, evaluation and checkpoint) it lets the update finish."""
+        cfg = run.config
+        ppo = cfg.ppo
+        run.doing = f"update {run.update + 1}"
+        fraction = 1.0
+        if ppo.anneal_lr:  # linear decay to 5% over the budget, or the time limit if it comes first
+            done = max(run.decisions / cfg.run.total_decisions, run.seconds_so_far() / run.time_limit)
+            fraction = max(0.05, 1 - done)
+        set_learning_rates(run.optimizer, ppo, run.update, fraction)
+        t0 = time.perf_counter()
+        rollout = run.collect()
+        with guard.finishing(run.update + 1):
+            t1 = time.perf_counter()
+            generator = torch.Generator().manual_seed(int(np.random.default_rng([cfg.run.seed, run.update, 1])
+                                                          .integers(2**62)))
+            stats = ppo_update(run.model, run.optimizer, rollout, ppo, generator, run.oracle)
+            t2 = time.perf_counter()
+            run.update += 1
+            run.decisions += len(rollout)
+            run.hands += rollout.hands
+            _log_update(run, rollout, stats, t1 - t0, t2 - t1)
+            run.end_update(rollout)  # before a pending Ctrl-C stops: the saved state is this update's
+        return PhaseResult(stats, update=True)
+
+    def state_dict(self) -> dict[str, Any]:
+        return {}
+
+    def load_state_dict(self, counters: dict[str, Any]) -> None:
+        pass
+
+
+def _log_update(run: Trainer, rollout: Rollout, stats: dict[str, float], collect_s: float, learn_s: float) -> None:
+    w, step, groups = run.writer, run.update, run.optimizer.param_groups
+    for key, value in stats.items():
+        w.add_scalar(f"losses/{key}", value, step)
+    w.add_scalar("charts/learning_rate", groups[0]["lr"], step)
+    if len(groups) > 1:
+        w.add_scalar("charts/critic_learning_rate", groups[1]["lr"], step)
+    w.add_scalar("charts/decisions", run.decisions, step)
+    w.add_scalar("charts/hands", run.hands, step)
+    w.add_scalar("charts/decisions_per_second", len(rollout) / (collect_s + learn_s), step)
+    w.add_scalar("charts/collect_decisions_per_second", len(rollout) / collect_s, step)
+    w.add_scalar("time/collect_seconds", collect_s, step)
+    w.add_scalar("time/learn_seconds", learn_s, step)
+    w.add_scalar("time/inference_seconds", rollout.inference_seconds, step)
+    if rollout.engine_seconds:
+        w.add_scalar("time/engine_seconds", rollout.engine_seconds, step)
+        w.add_scalar("time/scripted_seconds", rollout.scripted_seconds, step)
+    for opp, margins in rollout.margins.items():
+        w.add_scalar(f"charts/train_margin_vs_{opp}", float(np.mean(margins)), step)

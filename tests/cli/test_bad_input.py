@@ -90,7 +90,8 @@ def test_a_bad_call_is_the_documented_line(probe_folder: Path, expression: str, 
 
 def test_the_command_lines_ranges_are_the_trainers():
     from euchre_env.cli.arguments import MAX_MINUTES, MAX_WORKERS, seed
-    from euchre_env.training.config import RANGES, SEED, WORKERS
+    from euchre_env.training.config import RANGES
+    from euchre_env.training.ranges import SEED, WORKERS
 
     assert (WORKERS.low, WORKERS.high) == (1, MAX_WORKERS)
     assert RANGES["run.max_minutes"].high == MAX_MINUTES

@@ -270,12 +270,12 @@ def test_resume_of_a_truncated_checkpoint_is_one_line(tmp_path, capsys):
 
 def test_resume_when_reading_the_checkpoint_fails_is_one_line(tmp_path, capsys, monkeypatch):
     pytest.importorskip("torch", reason="the trainer needs the train extra (torch)")
-    from euchre_env.training import train
+    from euchre_env.training import checkpoints
 
     def unreadable(path, rules=None):
         raise OSError(22, "Invalid argument", path)
 
-    monkeypatch.setattr(train, "load_checkpoint", unreadable)
+    monkeypatch.setattr(checkpoints, "load_checkpoint", unreadable)
     runs = _damaged_run(tmp_path, b"")
     (tmp_path / "damaged" / "checkpoints" / "best.pt").write_bytes(b"")
     with pytest.raises(SystemExit) as exc:
@@ -380,7 +380,7 @@ def test_help_and_argument_errors_import_no_heavy_library(argv):
 
 def test_a_match_is_bounded_as_the_trainers_matches_are():
     from euchre_env.cli.arguments import MAX_DEALS
-    from euchre_env.training.config import DEALS
+    from euchre_env.training.ranges import DEALS
 
     assert (DEALS.low, DEALS.high) == (1, MAX_DEALS)
 

@@ -163,13 +163,13 @@ def test_model_init_takes_the_checkpoints_head_and_an_expert_phase_searches_with
     assert all(torch.equal(run.model.belief_head.state_dict()[k], want[k]) for k in want)
     assert any(line.startswith(f"the actor starts from {path}, its belief head too") for line in lines)
     seen = []
-    real = run.expert_search
+    real = expert.search_class(run.config.expert.search)
 
     def spy(network, **kwargs):
         seen.append(network.belief)
         return real(network, **kwargs)
 
-    expert.label_decisions(run._selfplay({SELF: 1.0}, {}), run.model.actor, run.rules, run.config, spy, 0,
+    expert.label_decisions(run.selfplay_for({SELF: 1.0}, {}), run.model.actor, run.rules, run.config, spy, 0,
                            belief=run.model.belief_head)
     run.close()
     source.close()

@@ -11,8 +11,9 @@ import pytest
 
 pytest.importorskip("torch", reason="the trainer's config needs the train extra (torch)")
 
-from euchre_env.training import config as config_module
-from euchre_env.training.config import RANGES, TrainConfig, load_config, threads_here
+from euchre_env.training import device as device_module
+from euchre_env.training.config import RANGES, TrainConfig, load_config
+from euchre_env.training.device import threads_here
 
 DOCS = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "training.md")
 
@@ -100,7 +101,7 @@ def test_the_docs_list_every_range():
 
 
 def test_torch_threads_are_capped_at_the_cores_this_process_may_use(monkeypatch):
-    monkeypatch.setattr(config_module, "usable_cores", lambda: 4)
+    monkeypatch.setattr(device_module, "usable_cores", lambda: 4)
     assert threads_here(4) == (4, "")
     assert threads_here(100000) == (4, "warning: run.torch_threads 100000 is more than the 4 cores this process "
                                        "may use: using 4")

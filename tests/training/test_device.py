@@ -29,7 +29,8 @@ from euchre_env.cli.main import main  # noqa: E402
 from euchre_env.game.engine import GameState  # noqa: E402
 from euchre_env.game.rules import Rules  # noqa: E402
 from euchre_env.training import ppo as ppo_module  # noqa: E402
-from euchre_env.training.config import devices_here, load_config, resolve_device  # noqa: E402
+from euchre_env.training.config import load_config  # noqa: E402
+from euchre_env.training.device import devices_here, resolve_device  # noqa: E402
 from euchre_env.training.train import Trainer  # noqa: E402
 from euchre_env.views.infostate import information_state  # noqa: E402
 

@@ -13,7 +13,7 @@ torch = pytest.importorskip("torch", reason="the trainer needs the train extra (
 from tiny_run import QUIET, tiny  # noqa: E402
 
 from euchre_env.agents.neural.checkpoint import load_checkpoint  # noqa: E402
-from euchre_env.training import expert  # noqa: E402
+from euchre_env.training import checkpoints, expert  # noqa: E402
 from euchre_env.training.config import ExpertConfig  # noqa: E402
 from euchre_env.training.selfplay import SELF, SelfPlay  # noqa: E402
 from euchre_env.training.train import Trainer, TrainingInterrupted  # noqa: E402
@@ -108,8 +108,8 @@ def test_ctrl_c_during_or_after_a_phase_then_resumed_is_the_same_run(straight, m
 
 def test_distillation_moves_the_policy_toward_the_labels(tmp_path):
     trainer = Trainer(config(), str(tmp_path / "run"), log=QUIET)
-    labels = expert.label_decisions(trainer._selfplay({SELF: 1.0}, {}), trainer.model.actor, trainer.rules,
-                                    trainer.config, trainer.expert_search, 0)
+    labels = expert.label_decisions(trainer.selfplay_for({SELF: 1.0}, {}), trainer.model.actor, trainer.rules,
+                                    trainer.config, expert.search_class(trainer.config.expert.search), 0)
     trainer.close()
     assert len(labels) == 12 and len(labels.mask) > 12
     # every label is a legal action of its decision, its policy one-hot there
@@ -139,8 +139,8 @@ def test_only_the_decisions_searched_are_labelled(tmp_path, search):
     from euchre_env.game.actions import action_table
 
     trainer = Trainer(config(f"expert.search={search}", "expert.fraction=0.05"), str(tmp_path / "run"), log=QUIET)
-    labels = expert.label_decisions(trainer._selfplay({SELF: 1.0}, {}), trainer.model.actor, trainer.rules,
-                                    trainer.config, trainer.expert_search, 0)
+    labels = expert.label_decisions(trainer.selfplay_for({SELF: 1.0}, {}), trainer.model.actor, trainer.rules,
+                                    trainer.config, expert.search_class(trainer.config.expert.search), 0)
     trainer.close()
     assert len(labels) == 12 and (labels.mask.sum(1) > 1).all()
     plays = labels.search_action >= action_table(trainer.rules).play_base
@@ -160,7 +160,7 @@ class _StubSearch:
 
 def test_a_soft_search_policy_is_the_softmax_of_its_values(tmp_path):
     trainer = Trainer(config("expert.temperature=1.0"), str(tmp_path / "run"), log=QUIET)
-    labels = expert.label_decisions(trainer._selfplay({SELF: 1.0}, {}), trainer.model.actor, trainer.rules,
+    labels = expert.label_decisions(trainer.selfplay_for({SELF: 1.0}, {}), trainer.model.actor, trainer.rules,
                                     trainer.config, _StubSearch, 0)
     trainer.close()
     policy, mask = labels.policy, labels.mask[labels.rows]
@@ -181,7 +181,7 @@ def test_expert_worlds_zero_leaves_the_search_its_own_default(tmp_path, worlds, 
             super().__init__(network, worlds, seed)
 
     trainer = Trainer(config(f"expert.worlds={worlds}", "expert.decisions=2"), str(tmp_path / "run"), log=QUIET)
-    expert.label_decisions(trainer._selfplay({SELF: 1.0}, {}), trainer.model.actor, trainer.rules, trainer.config,
+    expert.label_decisions(trainer.selfplay_for({SELF: 1.0}, {}), trainer.model.actor, trainer.rules, trainer.config,
                            Recording, 0)
     trainer.close()
     assert made == [expected]
@@ -190,8 +190,9 @@ def test_expert_worlds_zero_leaves_the_search_its_own_default(tmp_path, worlds, 
 def test_a_run_without_phases_keeps_its_checkpoint_as_it_was(tmp_path):
     trainer = Trainer(tiny(), str(tmp_path / "run"), log=QUIET)
     trainer.close()
-    assert trainer.config.expert.every == 0 and trainer.expert_search is None
-    assert set(trainer.checkpoint_payload()["counters"]) == {"update", "decisions", "hands", "seconds",
+    assert trainer.config.expert.every == 0
+    assert not any(isinstance(phase, expert.ExpertIteration) for phase in trainer.phases)
+    assert set(checkpoints.payload(trainer)["counters"]) == {"update", "decisions", "hands", "seconds",
                                                              "best_margin", "cloned"}
 
 

@@ -41,7 +41,7 @@ def trained(tmp_path_factory):
     full.bar = bar.getvalue()
     Trainer(tiny(), str(root / "split"), log=QUIET).train(stop_at_update=2)
     resumed = Trainer(tiny(), str(root / "split"), resume=True, log=QUIET)
-    start = (resumed.update, resumed.decisions, resumed.hands, list(resumed.league))
+    start = (resumed.update, resumed.decisions, resumed.hands, list(resumed.league.names))
     split = resumed.train()
     return root, full, split, start
 
@@ -246,12 +246,14 @@ def test_behaviour_cloning_shows_its_progress(tmp_path, monkeypatch, capsys):
     import functools
 
     from euchre_env.evaluation import progress
-    from euchre_env.training import imitation, train
+    from euchre_env.training import imitation
+    from euchre_env.training.interrupt import InterruptGuard
 
-    for module in (train, imitation):
-        monkeypatch.setattr(module, "progress_bar", functools.partial(progress.progress_bar, delay=0.0))
+    monkeypatch.setattr(imitation, "progress_bar", functools.partial(progress.progress_bar, delay=0.0))
     trainer = Trainer(tiny(), str(tmp_path / "bc"), log=QUIET)
-    trainer._pretrain(progress=True)
+    trainer.progress = True
+    cloning = next(phase for phase in trainer.phases if isinstance(phase, imitation.BehaviourCloning))
+    cloning.run(trainer, InterruptGuard(QUIET))
     trainer.writer.close()
     err = capsys.readouterr().err
     lines = [line for part in err.splitlines() for line in part.split("\r") if line.strip()]

@@ -13,7 +13,7 @@ torch = pytest.importorskip("torch", reason="the trainer needs the train extra (
 
 from euchre_env.agents.neural.checkpoint import load_checkpoint  # noqa: E402
 from euchre_env.cli.main import main  # noqa: E402
-from euchre_env.training import train  # noqa: E402
+from euchre_env.training import imitation, ppo  # noqa: E402
 from euchre_env.training.config import load_config  # noqa: E402
 from euchre_env.training.selfplay import SelfPlay  # noqa: E402
 from euchre_env.training.train import Trainer, TrainingInterrupted  # noqa: E402
@@ -67,7 +67,7 @@ def test_ctrl_c_in_a_collection_saves_the_last_update_and_resumes_exactly(tmp_pa
 
 def sigint_during_learning(monkeypatch, at_update: int, times: int) -> None:
     """``times`` Ctrl-Cs arrive during the PPO epochs of update ``at_update`` (the signal, as a terminal sends it)."""
-    real = train.ppo_update
+    real = ppo.ppo_update
     calls = []
 
     def ppo_update(*args, **kwargs):
@@ -77,7 +77,7 @@ def sigint_during_learning(monkeypatch, at_update: int, times: int) -> None:
                 os.kill(os.getpid(), signal.SIGINT)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(train, "ppo_update", ppo_update)
+    monkeypatch.setattr(ppo, "ppo_update", ppo_update)
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to oneself is POSIX")
@@ -138,7 +138,7 @@ def test_cli_before_the_first_update_says_start_again(tmp_path, monkeypatch, cap
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(train, "clone", interrupted)  # Ctrl-C during behaviour cloning
+    monkeypatch.setattr(imitation, "clone", interrupted)  # Ctrl-C during behaviour cloning
     argv = ["train", "--config", TINY, "--runs-dir", str(tmp_path), "--run-name", "early", "--no-progress"]
     assert main(argv) == 130
     err = capsys.readouterr().err

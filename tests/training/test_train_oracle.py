@@ -183,7 +183,7 @@ def test_nothing_saved_for_play_holds_a_critic(run):
     play = run.play_payload()
     assert "critic" not in play and play["observation"] == "structured"
     assert set(play["actor"]) == set(run.model.actor.state_dict())
-    snapshot = os.path.join(ckpts, "league", run.league[-1] + ".pt")
+    snapshot = os.path.join(ckpts, "league", run.league.names[-1] + ".pt")
     data = load_checkpoint(snapshot)
     assert "critic" not in data and "optimizer" not in data
     net = build_model(data, snapshot)

@@ -15,6 +15,7 @@ from tiny_run import QUIET, TINY, tiny  # noqa: E402
 
 from euchre_env.agents.neural.checkpoint import load_checkpoint  # noqa: E402
 from euchre_env.cli.main import main  # noqa: E402
+from euchre_env.training.ppo import set_learning_rates  # noqa: E402
 from euchre_env.training.train import Trainer  # noqa: E402
 
 torch.set_num_threads(1)
@@ -35,7 +36,7 @@ def test_the_critic_learns_at_its_own_rate(tmp_path):
 
 def test_annealing_lowers_both_rates_and_one_group_without_critic_lr(tmp_path):
     trainer = Trainer(tiny("ppo.lr=1e-3", "ppo.critic_lr=4e-3"), str(tmp_path / "two"), log=QUIET)
-    trainer._set_learning_rates(0.5)
+    set_learning_rates(trainer.optimizer, trainer.config.ppo, trainer.update, 0.5)
     assert [g["lr"] for g in trainer.optimizer.param_groups] == [5e-4, 2e-3]
     shared = Trainer(tiny("ppo.lr=1e-3"), str(tmp_path / "one"), log=QUIET)
     assert len(shared.optimizer.param_groups) == 1
@@ -53,7 +54,7 @@ def test_the_league_keeps_snapshots_spread_over_the_run(tmp_path, keep, expected
                       str(tmp_path / "run"), log=QUIET)
     trainer.train(stop_at_update=6)
     names = [f"update_{u:06d}" for u in expected]
-    assert trainer.league == names
+    assert trainer.league.names == names
     assert [name for name, _ in trainer.selfplay.snapshots] == names
     assert sorted(os.listdir(tmp_path / "run" / "checkpoints" / "league")) == [n + ".pt" for n in names]
     with pytest.raises(ValueError, match=re.escape("config league.keep must be one of 'spread', 'recent'")):
@@ -120,7 +121,7 @@ def test_auto_matmul_precision_is_resolved_once_and_kept_in_the_run(tmp_path, mo
 def test_torch_threads_beyond_the_cores_are_capped_with_a_warning(tmp_path):
     """torch.set_num_threads(100000) kills the process (a segmentation fault): the trainer asks for the cores it
     may use and says so in one line; the config keeps what was asked, so the run resumes on any machine."""
-    from euchre_env.training.config import usable_cores
+    from euchre_env.training.device import usable_cores
 
     cores = usable_cores()
     said: list[str] = []

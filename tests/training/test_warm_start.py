@@ -20,6 +20,7 @@ from euchre_env.agents.neural.checkpoint import (  # noqa: E402
 from euchre_env.agents.neural.network import PolicyNet  # noqa: E402
 from euchre_env.game.actions import action_table  # noqa: E402
 from euchre_env.game.rules import Rules  # noqa: E402
+from euchre_env.training.imitation import BehaviourCloning  # noqa: E402
 from euchre_env.training.train import Trainer  # noqa: E402
 from euchre_env.views.structured import make_observer  # noqa: E402
 
@@ -59,7 +60,7 @@ def test_the_run_starts_from_the_checkpoints_actor_without_cloning(tmp_path, mon
     def no_cloning(*args, **kwargs):
         raise AssertionError("model.init replaces the behaviour cloning")
 
-    monkeypatch.setattr(Trainer, "_pretrain", no_cloning)
+    monkeypatch.setattr(BehaviourCloning, "run", no_cloning)
     result = trainer.train(stop_at_update=1)
     assert result.updates == 1
 
