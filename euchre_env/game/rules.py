@@ -1,8 +1,9 @@
 """The ``Rules`` dataclass: every option of the rule sources, validated, with presets.
 
 Option names are exactly those of the project's rules table (docs/RULES.md), so the same
-keywords work in ``Rules.preset(...)``, ``euchre_env.env(...)`` and configs. One option is a
-house rule no source has, off by default: ``minus_target_loses`` (Bid Euchre; seeds/001).
+keywords work in ``Rules.preset(...)``, ``euchre_env.env(...)`` and configs. Two options are
+house rules the five sources do not play, off by default: ``minus_target_loses`` (Bid Euchre;
+seeds/001) and ``euchred_loner_four`` (the turn-up presets; seeds/000).
 
 Each option is declared once, as its field of :class:`Rules` made by :func:`option`: its default, its doc line,
 the values it takes, the family it exists in, whether the compiled engine reads it from its packed options
@@ -98,6 +99,10 @@ class Rules:
     # A house rule, not from the source (seeds/001): a Bid Euchre team at -game_target or below loses.
     minus_target_loses: bool = option(False, "a team at minus the target or below loses (house rule)", family=BID,
                                       twin=ANY, packed=True)
+    # A house rule (seeds/000): "4 points for an error on a called loner". The rule-based agent's calls do not weigh
+    # the points at stake, so its twin covers both values.
+    euchred_loner_four: bool = option(False, "a lone maker euchred gives the defenders 4 points, not 2 (house rule)",
+                                      family=TURN_UP, twin=ANY, packed=True)
     preset_name: str = "custom"
 
     def __post_init__(self) -> None:
@@ -267,3 +272,5 @@ def _validate(r: Rules) -> None:
             )
         if r.dealer_partner_must_go_alone and not r.lone_maker:
             raise ValueError("rules option 'dealer_partner_must_go_alone' needs 'lone_maker'=True")
+        if r.euchred_loner_four and not r.lone_maker:
+            raise ValueError("rules option 'euchred_loner_four' needs 'lone_maker'=True: only a lone maker is a loner")

@@ -46,7 +46,8 @@ def score_hand(
     """(makers' points, defenders' points) of a hand in which the makers took ``made`` tricks.
 
     Turn-up family: fewer than half the tricks is a euchre (2 to the defenders, 4 against a
-    lone defender), all of them a march (2, or 4 alone), else 1. Bid Euchre: the defenders
+    lone defender, and with ``euchred_loner_four`` against a lone maker), all of them a march (2, or 4 alone),
+    else 1. Bid Euchre: the defenders
     score their tricks; the makers their tricks if they made the contract, else minus the
     contract; help and moon score 2 and 4 times the tricks for all of them, else minus the tricks.
     """
@@ -61,7 +62,7 @@ def score_hand(
         return made, defenders
     make, march = scoring_thresholds(rules)
     if made < make:  # euchred
-        return 0, 4 if defender_alone else 2
+        return 0, 4 if defender_alone or (maker_alone and rules.euchred_loner_four) else 2
     if made >= march:
         return (4 if maker_alone else 2), 0
     return 1, 0

@@ -40,7 +40,7 @@ RULE_SETS: dict[str, dict[str, Any]] = {
     "multiplayer": {},
     "bid": {},
     "knock+joker": {"joker": True},
-    "classic+deck32+rubber": {"deck": 32, "rubber": True},
+    "classic+deck32+rubber+loner4": {"deck": 32, "rubber": True, "euchred_loner_four": True},
     "multiplayer+dealer_partner_alone": {"dealer_partner_must_go_alone": True, "stick_the_dealer": True},
     "classic+penalize": {"renege": "penalize", "game_target": 5},
     "bid+joker+ace_no_face": {"joker": True, "ace_no_face": True},

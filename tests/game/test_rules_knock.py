@@ -330,6 +330,25 @@ def test_score_lone_maker_euchred_defenders_two_points():
     assert state.hand_result["maker_alone"] and not state.hand_result["defender_alone"]
 
 
+@pytest.mark.parametrize("four", [True, False])
+def test_euchred_loner_four_gives_the_defenders_four_against_a_lone_maker_only(four):
+    """The house rule of seeds/000 ("4 points for an error on a called loner"), off by default."""
+    state = game("knock", MARCH, "9H", euchred_loner_four=four)
+    act(state, "1:pass", "2:order alone", *MARCH_PLAY_DEALER_OUT)
+    assert state.hand_result["points"] == [0, 4 if four else 2]
+    state = ordered(MARCH, "1:pass", "2:order", euchred_loner_four=four)  # a maker with a partner: 2 either way
+    act(state, *MARCH_PLAY)
+    assert state.hand_result["points"] == [0, 2]
+
+
+def test_euchred_loner_four_is_off_by_default_turn_up_only_and_needs_lone_maker():
+    assert not Rules.preset("knock").euchred_loner_four
+    with pytest.raises(ValueError, match="'euchred_loner_four': only available in the turn-up presets"):
+        Rules.preset("bid", euchred_loner_four=True)
+    with pytest.raises(ValueError, match="'euchred_loner_four' needs 'lone_maker'=True"):
+        Rules.preset("classic", lone_maker=False, euchred_loner_four=True)
+
+
 # ============================================================================ game end
 def test_game_ends_as_soon_as_a_team_reaches_ten_no_win_by_two():
     state = ordered(FOUR, "1:order", discard="discard TC", scores=[9, 9])

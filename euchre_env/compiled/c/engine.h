@@ -327,7 +327,7 @@ static void score_hand(const int32_t *st, const int64_t *opt, int64_t *mp, int64
     }
     if (made < tricks / 2 + 1) { /* tricks > 0: C's / is Python's // here */
         *mp = 0;
-        *dp = st[DEFALONE] >= 0 ? 4 : 2;
+        *dp = st[DEFALONE] >= 0 || (st[MALONE] && opt[O_EUCHRED_LONER_FOUR]) ? 4 : 2;
         return;
     }
     *mp = made >= tricks ? (st[MALONE] ? 4 : 2) : 1;
