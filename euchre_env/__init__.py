@@ -23,6 +23,7 @@ from euchre_env.game.actions import ActionTable
 from euchre_env.game.engine import GameState, Phase
 from euchre_env.game.errors import IllegalActionError
 from euchre_env.game.rules import PRESETS, Rules
+from euchre_env.views.blocks import ENV_VERSION
 
 __all__ = ["PRESETS", "ActionTable", "GameState", "IllegalActionError", "InfoState", "Phase", "Rules", "SB3VecEnv",
            "SingleSeatEnv", "SingleSeatVectorEnv", "VectorEuchre", "env", "raw_env"]
@@ -56,7 +57,9 @@ sys.modules[__name__].__class__ = _Package
 _moved.install()
 
 
-_SINGLE_SEAT_ID = "euchre/SingleSeat-v0"
+# The envs' version: bumped with a new default observation version (views/blocks.py: ENV_VERSION).
+_AEC_ID = f"euchre/euchre_v{ENV_VERSION}"
+_SINGLE_SEAT_ID = f"euchre/SingleSeat-v{ENV_VERSION}"
 
 
 def _register() -> None:
@@ -67,9 +70,9 @@ def _register() -> None:
     # (AgileRL pins pettingzoo<1.27), there is nothing to register with, and euchre_env.env() is the way in.
     if hasattr(pettingzoo, "register"):
         try:
-            pettingzoo.spec("aec", "euchre/euchre_v0")
+            pettingzoo.spec("aec", _AEC_ID)
         except Exception:  # not registered yet (a re-import must not register twice)
-            pettingzoo.register("aec", "euchre/euchre_v0", entry_point="euchre_env:env")
+            pettingzoo.register("aec", _AEC_ID, entry_point="euchre_env:env")
     if _SINGLE_SEAT_ID not in gymnasium.registry:
         # Strings: the env modules load when an env is made, not on ``import euchre_env``. make_vec's default
         # (and vectorization_mode="vector_entry_point") builds the compiled many-games env; "sync" / "async"

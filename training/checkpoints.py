@@ -23,6 +23,7 @@ from euchre_env.agents.neural.checkpoint import (
     load_checkpoint,
 )
 from euchre_env.training.config import RESUMABLE_CHANGES, config_changes, with_defaults
+from euchre_env.views.blocks import VERSIONS
 
 if TYPE_CHECKING:
     from euchre_env.training.train import Trainer
@@ -107,6 +108,11 @@ def _init_actor(run: Trainer, path: str) -> None:
     except CheckpointError as e:
         raise CheckpointError(f"config model.init: {e}") from None
     model = run.config.model
+    latest = VERSIONS[data["observation"]]
+    if data["observation_version"] != latest:  # its input layout is not the one this run trains on
+        raise ValueError(f"config model.init {path!r} was trained on version {data['observation_version']} of the "
+                         f"{data['observation']} observation; a run trains on version {latest}: it can play, not "
+                         "start a run")
     hidden = [int(h) for h in data["hidden"]]
     if data["observation"] != model.observation or hidden != list(model.hidden):
         raise ValueError(f"config model.init {path!r} is a network of the {data['observation']} observation with "

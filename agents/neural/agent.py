@@ -56,9 +56,9 @@ _observer = lru_cache(maxsize=16)(make_observer)
 PARALLEL_FROM = 256
 
 
-def _load(path: str) -> tuple[PolicyNet, Rules, str, BeliefHead | None]:
-    """The actor, rules, observation kind and belief head (None: none) of the checkpoint at ``path``, read once per
-    file version.
+def _load(path: str) -> tuple[PolicyNet, Rules, str, int, BeliefHead | None]:
+    """The actor, rules, observation kind and version and belief head (None: none) of the checkpoint at ``path``, read
+    once per file version.
 
     The harness builds one agent per seat and per deal: the cache keeps that to one read, and
     the file's modification time and size in the key make a rewritten checkpoint load afresh.
@@ -70,7 +70,8 @@ def _load(path: str) -> tuple[PolicyNet, Rules, str, BeliefHead | None]:
         key = None  # missing or unreadable: load_checkpoint says which
     if key is None or key not in _MODELS:
         data = load_checkpoint(path)
-        loaded = (build_model(data, path), data["rules"], data["observation"], build_belief(data, path))
+        loaded = (build_model(data, path), data["rules"], data["observation"], data["observation_version"],
+                  build_belief(data, path))
         if key is None:
             return loaded
         _MODELS[key] = loaded
@@ -120,13 +121,14 @@ class NeuralAgent:
                                  f"{self.observation} observation of these rules has {self.observer.size}")
         elif isinstance(checkpoint, (str, os.PathLike)):
             self.source = os.fspath(checkpoint)
-            self.model, self.rules, self.observation, self.belief = _load(self.source)
+            self.model, self.rules, self.observation, version, self.belief = _load(self.source)
             if rules is not None:
                 check_rules(self.source, self.rules, rules)
             if observation is not None and observation != self.observation:
                 raise CheckpointError(f"checkpoint {self.source!r} was trained on the {self.observation} "
                                       f"observation, not {observation!r}")
-            self.observer = _observer(self.rules, self.observation)
+            # The version it was trained on: a network of an older one still plays, encoding with its own blocks.
+            self.observer = _observer(self.rules, self.observation, version)
         else:
             raise TypeError("NeuralAgent: checkpoint must be a path to a .pt file or a PolicyNet / ActorCritic "
                             f"network, got {type(checkpoint).__name__}")

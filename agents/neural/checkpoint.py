@@ -7,7 +7,9 @@ observation it was trained on and a fingerprint of that observation's layout and
 table; a loader refuses a file whose rules or fingerprint do not match what it is asked to
 play, with a message that says so.
 
-Version 2 (written now): ``"observation"`` (``"absolute"`` or ``"structured"``) and
+Version 2 (written now): ``"observation"`` (``"absolute"`` or ``"structured"``), ``"observation_version"`` (the
+version of that observation's blocks, :mod:`euchre_env.views.blocks`; 1 where absent: a file written before
+versions were recorded) and
 ``"actor"``, the state dict of the :class:`PolicyNet` alone: a checkpoint's player holds no
 critic, whose inputs it could not see at play time. Version 1 (the published checkpoints):
 no ``"observation"`` (it was the absolute one) and ``"model"``, an :class:`ActorCritic`'s state
@@ -38,6 +40,7 @@ from euchre_env.agents.neural.network import MAX_LAYERS, MAX_WIDTH, PolicyNet
 from euchre_env.game.actions import action_table
 from euchre_env.game.rules import Rules
 from euchre_env.game.seats import CARD_PLACES
+from euchre_env.views.blocks import check_version
 from euchre_env.views.structured import OBSERVATIONS, make_observer
 
 FORMAT = "euchre-env-checkpoint"
@@ -50,14 +53,16 @@ class CheckpointError(ValueError):
 
 
 @lru_cache(maxsize=64)  # a structured observer takes a while to build, and a trainer saves often
-def fingerprint(rules: Rules, observation: str = "absolute") -> str:
-    """A short hash of what a network's inputs (``observation``) and outputs mean under ``rules``."""
-    spec: dict[str, Any] = {"layout": make_observer(rules, observation).layout,
+def fingerprint(rules: Rules, observation: str = "absolute", version: int = 1) -> str:
+    """A short hash of what a network's inputs (``observation`` of ``version``) and outputs mean under ``rules``."""
+    spec: dict[str, Any] = {"layout": make_observer(rules, observation, version).layout,
                             "actions": list(action_table(rules).strings)}
     if observation != "absolute":
         # The structured layout repeats the absolute block names; the kind keeps the two apart. The absolute
         # spec stays as version 1 wrote it, so that those files keep their fingerprints.
         spec["observation"] = observation
+    if version > 1:  # the same for the observation's version: version 1's files keep theirs
+        spec["observation_version"] = version
     return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -77,7 +82,8 @@ def model_payload(actor: PolicyNet, rules: Rules, observation: str = "absolute",
     ValueError in one line for an unknown observation or an actor whose input size is not that
     observation's under ``rules``.
     """
-    size = make_observer(rules, observation).size
+    observer = make_observer(rules, observation)  # the latest version: what a network is trained on now
+    size = observer.size
     if actor.obs_size != size:
         raise ValueError(f"model_payload: the actor takes {actor.obs_size} inputs, the {observation} observation "
                          f"of these rules has {size}")
@@ -85,6 +91,7 @@ def model_payload(actor: PolicyNet, rules: Rules, observation: str = "absolute",
         "format": FORMAT,
         "version": VERSION,
         "observation": observation,
+        "observation_version": observer.version,
         # CPU copies whatever device the actor is on: a checkpoint holds no device and loads anywhere
         "actor": {k: v.detach().to("cpu", copy=True) for k, v in actor.state_dict().items()},
         # plain ints: a NumPy integer (a gymnasium space's n) would pickle as code the loader refuses
@@ -92,7 +99,7 @@ def model_payload(actor: PolicyNet, rules: Rules, observation: str = "absolute",
         "obs_size": int(actor.obs_size),
         "num_actions": int(actor.num_actions),
         "rules": rules.to_dict(),
-        "fingerprint": fingerprint(rules, observation),
+        "fingerprint": fingerprint(rules, observation, observer.version),
     }
     if belief is not None:
         payload["belief"] = {k: v.detach().to("cpu", copy=True) for k, v in belief.state_dict().items()}
@@ -195,11 +202,16 @@ def load_checkpoint(path: str | os.PathLike, rules: Rules | None = None) -> dict
     if observation not in OBSERVATIONS:
         raise CheckpointError(f"{path!r} was trained on an unknown observation {_one_line(repr(observation), 40)}; "
                               f"this code knows {', '.join(map(repr, OBSERVATIONS))}")
+    version = data.setdefault("observation_version", 1)
+    try:
+        check_version(observation, version)
+    except ValueError as e:  # a file from a newer euchre-env: its blocks are not declared here
+        raise CheckpointError(f"{path!r}: {_one_line(e)} (a newer euchre-env wrote it)") from None
     try:
         saved_rules = Rules.from_dict(data["rules"])
     except (TypeError, ValueError, AttributeError) as e:
         raise CheckpointError(f"{path!r} holds invalid rules: {_one_line(e)}") from None
-    expected = fingerprint(saved_rules, observation)
+    expected = fingerprint(saved_rules, observation, version)
     if data["fingerprint"] != expected:
         raise CheckpointError(
             f"{path!r} was written for another observation layout or action table (fingerprint "
@@ -208,7 +220,8 @@ def load_checkpoint(path: str | os.PathLike, rules: Rules | None = None) -> dict
         )
     if rules is not None:
         check_rules(path, saved_rules, rules)
-    sizes = {"obs_size": make_observer(saved_rules, observation).size, "num_actions": len(action_table(saved_rules))}
+    sizes = {"obs_size": make_observer(saved_rules, observation, version).size,
+             "num_actions": len(action_table(saved_rules))}
     for key, size in sizes.items():  # its network's ends are the observation's and the action table's sizes
         if data[key] != size:
             raise CheckpointError(f"{path!r} has {key} {_one_line(repr(data[key]), 20)}; its rules and "

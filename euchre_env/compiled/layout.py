@@ -29,7 +29,7 @@ import numpy as np
 from euchre_env.game import scoring as _scoring
 from euchre_env.game.phases import Phase
 from euchre_env.game.rules import OPTIONS
-from euchre_env.views import observation as _observation
+from euchre_env.views import blocks as _blocks
 
 # ---- scalar fields of st[g, :] ------------------------------------------------------------------------
 PH, CUR, DEALER, UP, UPSUIT, UPTAKEN, TDOWN, TRUMP, MAKER, MALONE, DEFALONE = range(11)
@@ -56,7 +56,7 @@ JOKER_SUIT, CALL1, DISCARD, CALL2, DEFEND, AUCTION, NAME_TRUMP, GIVE, GIVE_BACK,
     int(Phase.HAND_OVER), int(Phase.GAME_OVER))
 NUM_PHASES = len(Phase)
 
-SCORE_BOUND = float(_observation.SCORE_BOUND)
+SCORE_BOUND = float(_blocks.SCORE_BOUND)
 RUBBER_BONUS = int(_scoring.RUBBER_BONUS)
 
 # ---- opt[:]: the rules as numbers -----------------------------------------------------------------
@@ -78,15 +78,11 @@ NTAB = 13
 K_PASS, K_ORDER, K_NAME, K_DEFEND, K_DISCARD, K_PLAY, K_BID, K_GIVE, K_ANF = range(9)
 
 # ---- observation offsets off[:] (-1: no such block) --------------------------------------------------
-(B_PHASE, B_TO_ACT, B_DEALER, B_HAND, B_UPCARD, B_UPSUIT, B_FATE, B_DISCARD, B_GIVEN, B_GIVEN_BACK, B_TRUMP,
- B_MAKER, B_OUT, B_TRICKS, B_TW, B_SCORES, B_RUBBER, B_CT, B_LED, B_WINNING, B_PWIN, B_PLAYED, B_UNSEEN,
- B_VOIDS, B_TN, B_LEADS, B_BASE_SIZE, B_SIZE) = range(28)
-NOFF = 28
-# The observers' block names of the offsets above (B_BASE_SIZE and B_SIZE are sizes, not blocks).
-BLOCK_NAMES = ("phase", "to_act", "dealer", "hand", "upcard", "upcard_suit", "upcard_fate", "discard", "given",
-               "given_back", "trump", "maker", "sitting_out", "tricks", "tricks_won", "scores", "rubber",
-               "current_trick", "led_suit", "winning", "partner_winning", "played", "unseen", "voids",
-               "trick_number", "leads")
+# B_<NAME> for every block the observations declare (euchre_env.views.blocks.BLOCK_NAMES, in declaration order), so
+# that a new block reaches the C by its declaration alone; then the two sizes.
+globals().update({f"B_{name.upper()}": index for index, name in enumerate(_blocks.BLOCK_NAMES)})
+B_BASE_SIZE, B_SIZE = len(_blocks.BLOCK_NAMES), len(_blocks.BLOCK_NAMES) + 1
+NOFF = B_SIZE + 1
 
 
 class GameArrays(NamedTuple):

@@ -29,6 +29,7 @@ from euchre_env.game.actions import (
 )
 from euchre_env.game.cards import SUITS
 from euchre_env.game.rules import Rules, packed_value
+from euchre_env.views.blocks import BLOCK_NAMES
 from euchre_env.views.structured import StructuredObserver
 
 _KINDS = {PASS: K.K_PASS, ORDER: K.K_ORDER, NAME: K.K_NAME, DEFEND: K.K_DEFEND, DISCARD: K.K_DISCARD,
@@ -122,7 +123,7 @@ class KernelTables:
         frame_layout = structured.frame_layout
         layout = structured.layout
         off = np.full(K.NOFF, -1, np.int64)
-        for key, name in enumerate(K.BLOCK_NAMES):
+        for key, name in enumerate(BLOCK_NAMES):  # B_<NAME> is its place (layout.py)
             if name in layout:
                 off[key] = layout[name][0]
         off[K.B_BASE_SIZE] = base.size

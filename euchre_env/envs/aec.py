@@ -87,6 +87,7 @@ from euchre_env.game.engine import GameState
 from euchre_env.game.errors import check_choice
 from euchre_env.game.rules import Rules, resolve_rules
 from euchre_env.game.seats import NUM_SEATS, team_of
+from euchre_env.views.blocks import ENV_VERSION
 from euchre_env.views.infostate import InfoState, information_state
 from euchre_env.views.picture import require_pillow, table_picture
 from euchre_env.views.render import TABLE, VIEWERS, render_text
@@ -100,8 +101,8 @@ def env(**kwargs: Any) -> AECEnv:
 
 class raw_env(CanonicalActions, AECEnv, EzPickle):
     # render_fps: a frame per decision, two a second, for video recorders.
-    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": "euchre_v0", "is_parallelizable": False,
-                "render_fps": 2}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "name": f"euchre_v{ENV_VERSION}",
+                "is_parallelizable": False, "render_fps": 2}
 
     def __init__(
         self,

@@ -9,7 +9,8 @@ bearing on the current one.
 
 ``Observer(rules).layout`` maps each block name to ``(offset, size)``; which blocks
 exist depends on the rules (no ``upcard`` in Bid Euchre, no ``defend`` without
-defend-alone, ...). docs/environment.md lists them for each preset.
+defend-alone, ...): they are declared once, with their units, bounds and version, in
+:mod:`euchre_env.views.blocks`. docs/environment.md lists them for each preset.
 
 Compiled twin: ``encode`` of ``euchre_env/compiled/c/engine.h`` (many games: ``compiled._core.Batch.observe_games``;
 the AEC env's game: ``compiled._core.Game.encode_seats``; the non-zero entries alone:
@@ -29,9 +30,18 @@ from euchre_env.game.engine import GameState
 from euchre_env.game.phases import Phase
 from euchre_env.game.rules import Rules
 from euchre_env.game.seats import NUM_SEATS, other_team, relative_seat, team_of
+from euchre_env.views.blocks import SCORE_BOUND, Round, Unit, blocks_of, check_version
 from euchre_env.views.seat_view import SeatView
 
-SCORE_BOUND = 8.0  # scores are encoded as score / game_target, clipped to +-SCORE_BOUND
+
+def unit_size(unit: Unit, cards: int, columns: dict[Phase, dict[int, int]]) -> int:
+    """The entries of one unit of a block (views/blocks.py): a card block's ``cards``, a suit block's 4, a calling
+    round's columns, or the int itself."""
+    if unit == "card":
+        return cards
+    if unit == "suit":
+        return 4
+    return len(columns[unit.phase]) if isinstance(unit, Round) else unit
 
 
 class CallRound(NamedTuple):
@@ -58,68 +68,34 @@ class Observer:
     """Encodes a :class:`GameState` (or a :class:`~euchre_env.views.seat_view.SeatView`) for one seat under fixed
     rules."""
 
-    def __init__(self, rules: Rules) -> None:
+    def __init__(self, rules: Rules, version: int | None = None) -> None:
         self.rules = rules
+        self.version = check_version("absolute", version)
         table = action_table(rules)
         n = rules.deck_spec.num_ids
-        blocks: list[tuple[str, int]] = [
-            ("phase", len(Phase)),
-            ("to_act", NUM_SEATS),
-            ("dealer", NUM_SEATS),
-            ("hand", n),
-        ]
-        # Calling rounds: one row per relative seat, one column per action of that round.
-        self.columns: dict[Phase, dict[int, int]] = {}
-        round_phases = [Phase.AUCTION] if rules.is_bid else [Phase.CALL1, Phase.CALL2]
-        if rules.defend_alone:
-            round_phases.append(Phase.DEFEND)
-        for phase in round_phases:
-            self.columns[phase] = {a: i for i, a in enumerate(table.round_actions(phase))}
-        if rules.is_bid:
-            blocks.append(("auction", NUM_SEATS * len(self.columns[Phase.AUCTION])))
-            if rules.joker:
-                blocks.append(("discard", n))
-            blocks += [("given", n), ("given_back", n)]
-        else:
-            blocks += [
-                ("upcard", n),
-                ("upcard_suit", 4),
-                ("upcard_fate", 3),  # taken by the dealer / turned down / set aside (dealer sits out)
-                ("call1", NUM_SEATS * len(self.columns[Phase.CALL1])),
-                ("call2", NUM_SEATS * len(self.columns[Phase.CALL2])),
-            ]
-            if rules.defend_alone:
-                blocks.append(("defend", NUM_SEATS * len(self.columns[Phase.DEFEND])))
-            blocks.append(("discard", n))
-        self.trick_size = NUM_SEATS + NUM_SEATS * n  # leader one-hot, then each seat's card
-        blocks += [
-            ("trump", 4),
-            ("maker", NUM_SEATS),
-            ("sitting_out", NUM_SEATS),
-            ("tricks", rules.tricks_per_hand * self.trick_size),
-            ("tricks_won", 2),
-            ("scores", 2),
-        ]
-        if rules.rubber:
-            blocks.append(("rubber", 4))  # games won (own, other) / 2, rubber points (own, other) / 6
+        declared = blocks_of("absolute", rules, self.version)  # the declarations (views/blocks.py)
+        # Their units, by block name (the declarations themselves are not kept: an observer pickles with its env).
+        self.units: dict[str, list[Unit]] = {block.name: block.units(rules) for block in declared}
+        # Calling rounds (the blocks made of Round units): one row per relative seat, one column per action.
+        round_block = {u.phase: name for name, units in self.units.items() for u in units if isinstance(u, Round)}
+        self.columns: dict[Phase, dict[int, int]] = {
+            phase: {a: i for i, a in enumerate(table.round_actions(phase))} for phase in round_block}
         self.layout: dict[str, tuple[int, int]] = {}
+        self.low = np.zeros(0, np.float32)
+        self.high = np.zeros(0, np.float32)
         offset = 0
-        for name, size in blocks:
-            self.layout[name] = (offset, size)
+        for block in declared:
+            size = sum(unit_size(u, n, self.columns) for u in self.units[block.name])
+            self.layout[block.name] = (offset, size)
+            self.low = np.append(self.low, np.full(size, block.low, np.float32))
+            self.high = np.append(self.high, np.full(size, block.high(rules), np.float32))
             offset += size
         self.size = offset
-        self.low = np.zeros(self.size, np.float32)
-        self.high = np.ones(self.size, np.float32)
-        lo, sz = self.layout["scores"]
-        self.low[lo:lo + sz], self.high[lo:lo + sz] = -SCORE_BOUND, SCORE_BOUND
-        if rules.double_deck:
-            lo, sz = self.layout["hand"]
-            self.high[lo:lo + sz] = 2.0
+        self.trick_size = NUM_SEATS + NUM_SEATS * n  # leader one-hot, then each seat's card
         # Everything encode() needs, precomputed: it runs at every decision of every RL loop.
         self._off = {name: off for name, (off, _) in self.layout.items()}
-        block_of = {Phase.CALL1: "call1", Phase.CALL2: "call2", Phase.DEFEND: "defend", Phase.AUCTION: "auction"}
         # calling phase -> (block offset, row width per seat, action id -> column)
-        self._calls = {p: (self._off[block_of[p]], len(cols), cols) for p, cols in self.columns.items()}
+        self._calls = {p: (self._off[round_block[p]], len(cols), cols) for p, cols in self.columns.items()}
         self._rel = tuple(tuple(relative_seat(s, seat) for s in range(NUM_SEATS)) for seat in range(NUM_SEATS))
         first = self._off["tricks"]
         self._leader_at = tuple(first + k * self.trick_size for k in range(rules.tricks_per_hand))

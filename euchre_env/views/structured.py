@@ -77,15 +77,12 @@ from euchre_env.game.errors import IllegalActionError, check_choice
 from euchre_env.game.phases import Phase
 from euchre_env.game.rules import Rules
 from euchre_env.game.seats import NUM_SEATS, relative_seat
+from euchre_env.views.blocks import KINDS, VERSIONS, Round, Unit, blocks_of, check_version
 from euchre_env.views.infostate import shown_voids
-from euchre_env.views.observation import Observer
+from euchre_env.views.observation import Observer, unit_size
 from euchre_env.views.seat_view import SeatView
 
-OBSERVATIONS = ("absolute", "structured")
-CARD_BLOCKS = ("hand", "upcard", "discard", "given", "given_back")
-SUIT_BLOCKS = ("upcard_suit", "trump")
-# A block is a run of units: "card" (n entries), "suit" (4), a neutral size, or calling-round columns.
-Unit = str | int | tuple[int, ...]
+OBSERVATIONS = tuple(KINDS)
 
 
 class Frame:
@@ -168,40 +165,30 @@ class StructuredObserver:
     """Encodes a :class:`GameState` (or a :class:`~euchre_env.views.seat_view.SeatView`) for one seat in its canonical
     suit frame; see the module docstring."""
 
-    def __init__(self, rules: Rules) -> None:
+    def __init__(self, rules: Rules, version: int | None = None) -> None:
         self.rules = rules
-        self.base = Observer(rules)  # the absolute blocks: shared, not re-derived
+        self.version = check_version("structured", version)
+        # The absolute blocks, shared, not re-derived: the structured version v holds the absolute blocks of v.
+        self.base = Observer(rules, min(self.version, VERSIONS["absolute"]))
         n = rules.deck_spec.num_ids
         self.copies = rules.deck_spec.copies
-        extras: list[tuple[str, list[Unit]]] = [
-            ("current_trick", ["card"] * NUM_SEATS),
-            ("led_suit", ["suit"]),
-            ("winning", [NUM_SEATS]),
-            ("partner_winning", [1]),
-            ("played", ["card"]),
-            ("unseen", ["card"]),
-            ("voids", ["suit"] * (NUM_SEATS - 1)),
-            ("trick_number", [rules.tricks_per_hand]),
-            ("leads", [1]),
-        ]
-        units = {name: self._base_units(name, size) for name, (_, size) in self.base.layout.items()}
-        units.update(extras)
+        declared = blocks_of("structured", rules, self.version)  # the declarations (views/blocks.py)
+        extras = declared[len(self.base.units):]
         self.layout: dict[str, tuple[int, int]] = dict(self.base.layout)
         offset = self.base.size
-        for name, block in extras:
-            size = sum(u if isinstance(u, int) else n if u == "card" else NUM_SUITS for u in block)
-            self.layout[name] = (offset, size)
+        low, high = [self.base.low], [self.base.high]
+        for block in extras:
+            size = sum(unit_size(u, n, self.base.columns) for u in block.units(rules))
+            self.layout[block.name] = (offset, size)
+            low.append(np.full(size, block.low, np.float32))
+            high.append(np.full(size, block.high(rules), np.float32))
             offset += size
         self.size = offset
-        self.low = np.zeros(self.size, np.float32)
-        self.high = np.ones(self.size, np.float32)
-        self.low[:self.base.size], self.high[:self.base.size] = self.base.low, self.base.high
-        for name in ("played", "unseen"):
-            lo, sz = self.layout[name]
-            self.high[lo:lo + sz] = float(self.copies)
+        self.low, self.high = np.concatenate(low), np.concatenate(high)
+        self.units: dict[str, list[Unit]] = {**self.base.units, **{b.name: b.units(rules) for b in extras}}
         self.frames = suit_frames(rules)
         # perm[f][i]: the index of the absolute-frame vector that canonical entry i of frame f reads.
-        self._perm = np.array([self._sources(f, units, n) for f in self.frames], np.int64)
+        self._perm = np.array([self._sources(f, self.units, n) for f in self.frames], np.int64)
         self._candidates = {-1: tuple(range(len(self.frames)))}
         for s in range(NUM_SUITS):
             self._candidates[s] = tuple(i for i, f in enumerate(self.frames) if f.order[0] == s)
@@ -227,17 +214,6 @@ class StructuredObserver:
         or the suit offered in round 1; -1: none) is fixed."""
         return self._candidates[reference_suit]
 
-    def _base_units(self, name: str, size: int) -> list[Unit]:
-        if name in CARD_BLOCKS:
-            return ["card"]
-        if name in SUIT_BLOCKS:
-            return ["suit"]
-        if name == "call2":
-            return [tuple(self.base.columns[Phase.CALL2])] * NUM_SEATS
-        if name == "tricks":
-            return [NUM_SEATS, *["card"] * NUM_SEATS] * self.rules.tricks_per_hand
-        return [size]  # no suit in it: phase, seats, calls without suits, counts, scores
-
     def _sources(self, frame: Frame, units: dict[str, list[Unit]], n: int) -> list[int]:
         src: list[int] = []
         for name, (offset, _) in self.layout.items():
@@ -249,10 +225,10 @@ class StructuredObserver:
                 elif u == "suit":
                     src += [at + s for s in frame.order]
                     at += NUM_SUITS
-                elif isinstance(u, tuple):  # calling-round columns, one per action id of the round
-                    column = {a: i for i, a in enumerate(u)}
-                    src += [at + column[frame.to_absolute_action(a)] for a in u]
-                    at += len(u)
+                elif isinstance(u, Round):  # a seat's row of a calling round, a column per action id of the round
+                    column = self.base.columns[u.phase]
+                    src += [at + column[frame.to_absolute_action(a)] for a in column]
+                    at += len(column)
                 else:
                     src += range(at, at + u)
                     at += u
@@ -342,10 +318,11 @@ def _largest(rows: np.ndarray) -> int:
     return best
 
 
-def make_observer(rules: Rules, observation: str) -> Observer | StructuredObserver:
-    """The encoder an env's ``observation`` option names; ValueError in one line for anything else."""
+def make_observer(rules: Rules, observation: str, version: int | None = None) -> Observer | StructuredObserver:
+    """The encoder an env's ``observation`` option names, of ``version`` (None: the latest; views/blocks.py);
+    ValueError in one line for anything else."""
     check_choice("observation", observation, OBSERVATIONS)
-    return Observer(rules) if observation == "absolute" else StructuredObserver(rules)
+    return Observer(rules, version) if observation == "absolute" else StructuredObserver(rules, version)
 
 
 class CanonicalActions:

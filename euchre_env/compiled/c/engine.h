@@ -650,13 +650,13 @@ static void encode(const Game *G, int64_t seat, const Tables *t, float *raw, int
     if (up >= 0) {
         raw[off[B_UPCARD] + up] = 1.0f;
         if (st[UPSUIT] >= 0)
-            raw[off[B_UPSUIT] + st[UPSUIT]] = 1.0f;
+            raw[off[B_UPCARD_SUIT] + st[UPSUIT]] = 1.0f;
         if (st[UPTAKEN])
-            raw[off[B_FATE]] = 1.0f;
+            raw[off[B_UPCARD_FATE]] = 1.0f;
         else if (st[TDOWN])
-            raw[off[B_FATE] + 1] = 1.0f;
+            raw[off[B_UPCARD_FATE] + 1] = 1.0f;
         else if (trump >= 0)
-            raw[off[B_FATE] + 2] = 1.0f;
+            raw[off[B_UPCARD_FATE] + 2] = 1.0f;
     }
     if (st[DISC] >= 0 && seat == st[DEALER])
         raw[off[B_DISCARD] + st[DISC]] = 1.0f;
@@ -672,7 +672,7 @@ static void encode(const Game *G, int64_t seat, const Tables *t, float *raw, int
         raw[off[B_MAKER] + ((st[MAKER] - seat) & 3)] = 1.0f;
     for (int q = 0; q < 4; q++)
         if (st[OUT + q])
-            raw[off[B_OUT] + ((q - seat) & 3)] = 1.0f;
+            raw[off[B_SITTING_OUT] + ((q - seat) & 3)] = 1.0f;
     int32_t ntr = st[NTR];
     int32_t ncur = st[NCUR];
     int32_t active = active_seats(st);
@@ -685,8 +685,8 @@ static void encode(const Game *G, int64_t seat, const Tables *t, float *raw, int
     }
     int64_t mine = seat & 1;
     double tricks = (double)opt[O_TRICKS];
-    raw[off[B_TW]] = (float)((double)st[TW + mine] / tricks);
-    raw[off[B_TW] + 1] = (float)((double)st[TW + 1 - mine] / tricks);
+    raw[off[B_TRICKS_WON]] = (float)((double)st[TW + mine] / tricks);
+    raw[off[B_TRICKS_WON] + 1] = (float)((double)st[TW + 1 - mine] / tricks);
     double target = (double)opt[O_GAME_TARGET];
     raw[off[B_SCORES]] = (float)clip_score((double)st[SC + mine] / target);
     raw[off[B_SCORES] + 1] = (float)clip_score((double)st[SC + 1 - mine] / target);
@@ -702,12 +702,12 @@ static void encode(const Game *G, int64_t seat, const Tables *t, float *raw, int
     const int64_t *effrow = t->eff + (int64_t)(trump + 1) * t->eff_c;
     if (ncur > 0) {
         for (int32_t j = 0; j < ncur; j++)
-            raw[off[B_CT] + ((ts[ntr * 4 + j] - seat) & 3) * nids + tc[ntr * 4 + j]] = 1.0f;
-        raw[off[B_LED] + effrow[tc[ntr * 4]]] = 1.0f;
+            raw[off[B_CURRENT_TRICK] + ((ts[ntr * 4 + j] - seat) & 3) * nids + tc[ntr * 4 + j]] = 1.0f;
+        raw[off[B_LED_SUIT] + effrow[tc[ntr * 4]]] = 1.0f;
         int64_t w = (trick_winner(G, t, ntr, ncur, trump) - seat) & 3;
         raw[off[B_WINNING] + w] = 1.0f;
         if (w == 2)
-            raw[off[B_PWIN]] = 1.0f;
+            raw[off[B_PARTNER_WINNING]] = 1.0f;
     }
     int64_t copies = opt[O_COPIES];
     for (int64_t c = 0; c < nids; c++)
@@ -736,7 +736,7 @@ static void encode(const Game *G, int64_t seat, const Tables *t, float *raw, int
         }
     }
     if (p == PLAY) {
-        raw[off[B_TN] + ntr] = 1.0f;
+        raw[off[B_TRICK_NUMBER] + ntr] = 1.0f;
         if (st[CUR] == seat && ncur == 0)
             raw[off[B_LEADS]] = 1.0f;
     }
