@@ -17,11 +17,12 @@ The checkpoint is read with ``torch.load(weights_only=True)`` and checked (forma
 fingerprint); the first decision also checks that the game's rules are the ones it was
 trained for, and fails with a message naming the differences otherwise.
 
-Compiled twin: :class:`NeuralBatchPolicy` (made by :class:`NeuralBatchTwin`, what ``batch_twin`` returns): one forward
-pass for many games of a ``VectorEuchre``, each seat encoded from the engine's arrays by the compiled observer
-(``compiled._core.Batch.observe_games_sparse`` / ``observe_games``, C). Proven equal by
-tests/differential/test_neural_batch_policy_vs_neural_agent.py (every decision), and in whole games by
-tests/differential/test_batch_play_vs_match.py and tests/differential/test_single_seat_vector_vs_single_seat.py. """
+Compiled twin: :class:`NeuralBatchPolicy` (``batch_twin`` returns it bound to the agent, a
+:class:`~euchre_env.agents.base.BoundTwin`): one forward pass for many games of a ``VectorEuchre``, each seat
+encoded from the engine's arrays by the compiled observer (``compiled._core.Batch.observe_games_sparse`` /
+``observe_games``, C). Proven equal by tests/differential/test_neural_batch_policy_vs_neural_agent.py (every
+decision), and in whole games by tests/differential/test_batch_play_vs_match.py and
+tests/differential/test_single_seat_vector_vs_single_seat.py. """
 
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from euchre_env.agents.base import BoundTwin
 from euchre_env.agents.neural.belief import BeliefHead
 from euchre_env.agents.neural.checkpoint import (
     CheckpointError,
@@ -230,28 +232,17 @@ class NeuralAgent:
         """Raise a CheckpointError unless the network was trained for ``rules``."""
         check_rules(self.source, self.rules, rules)
 
-    def batch_twin(self, rules: Rules) -> NeuralBatchTwin:
+    def batch_twin(self, rules: Rules) -> BoundTwin:
         """This network deciding for many games of a ``VectorEuchre`` at once
         (:class:`~euchre_env.agents.base.BatchPolicy`); a CheckpointError if it was trained for other rules."""
         self.check_rules(rules)
-        return NeuralBatchTwin(self)
+        return BoundTwin(NeuralBatchPolicy, self, deterministic=self.greedy)
 
 
 def _reads_entries(layer: torch.nn.Module) -> bool:
     """Whether a first layer computes from non-zero entries (its fast path): float32 weights on the CPU."""
     return isinstance(layer, SparseInputLinear) and layer.weight.dtype == torch.float32 \
         and layer.weight.device.type == "cpu"
-
-
-class NeuralBatchTwin:
-    """Makes a :class:`NeuralBatchPolicy` of an agent for a vector env; deterministic when the agent is greedy."""
-
-    def __init__(self, agent: NeuralAgent) -> None:
-        self.agent = agent
-        self.deterministic = agent.greedy
-
-    def __call__(self, venv: Any) -> NeuralBatchPolicy:
-        return NeuralBatchPolicy(self.agent, venv)
 
 
 class NeuralBatchPolicy:
