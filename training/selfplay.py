@@ -73,7 +73,6 @@ from euchre_env.game.rules import Rules
 from euchre_env.game.seats import NUM_SEATS, team_of
 from euchre_env.training.oracle import Oracle
 from euchre_env.training.solver_targets import SolverTargets
-from euchre_env.views.observation import Observer
 from euchre_env.views.structured import make_observer
 
 LEARNER = "learner"
@@ -128,7 +127,7 @@ class SelfPlay:
         self.rules = rules
         self.observation = observation
         self.model = model
-        self.observer = Observer(rules)  # what scripted agents and teachers get, as from the absolute env
+        self.observer = make_observer(rules, "absolute")  # scripted agents and teachers: the absolute env's
         self.encoder = make_observer(rules, observation)  # what the networks get
         self.oracle = oracle
         self.solver = solver  # labels a solver_fraction of the learner's play decisions (not a teacher's)

@@ -27,7 +27,6 @@ tests/differential/test_single_seat_vector_vs_single_seat.py. """
 from __future__ import annotations
 
 import os
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -51,8 +50,6 @@ from euchre_env.views.structured import Frame, make_observer
 
 # (path, mtime, size) -> what the checkpoint plays: its actor, rules, observation kind and belief head (or None)
 _MODELS: dict[tuple[str, int, int], tuple[PolicyNet, Rules, str, BeliefHead | None]] = {}
-# The harness builds one agent per seat and per deal: one observer per rule set and kind serves them all.
-_observer = lru_cache(maxsize=16)(make_observer)
 # A batch twin observes on the vector env's threads (one made with ``threads`` other than 1) from this many games
 # (a slice a thread); fewer games: starting the threads costs more.
 PARALLEL_FROM = 256
@@ -116,7 +113,7 @@ class NeuralAgent:
                                  "NeuralAgent(model, rules)")
             self.source = name or "in-memory network"
             self.model, self.rules, self.observation = checkpoint, rules, observation or "absolute"
-            self.observer = _observer(rules, self.observation)  # ValueError in one line for an unknown kind
+            self.observer = make_observer(rules, self.observation)  # ValueError in one line for an unknown kind
             if self.observer.size != self.model.obs_size:
                 raise ValueError(f"NeuralAgent: the network takes {self.model.obs_size} inputs, the "
                                  f"{self.observation} observation of these rules has {self.observer.size}")
@@ -128,7 +125,7 @@ class NeuralAgent:
             if observation is not None and observation != self.observation:
                 raise CheckpointError(f"checkpoint {self.source!r} was trained on the {self.observation} "
                                       f"observation, not {observation!r}")
-            self.observer = _observer(self.rules, self.observation)
+            self.observer = make_observer(self.rules, self.observation)
         else:
             raise TypeError("NeuralAgent: checkpoint must be a path to a .pt file or a PolicyNet / ActorCritic "
                             f"network, got {type(checkpoint).__name__}")

@@ -29,6 +29,7 @@ from euchre_env.game.engine import GameState
 from euchre_env.game.seats import NUM_SEATS
 from euchre_env.views.decision import ask_agent
 from euchre_env.views.observation import Observer
+from euchre_env.views.structured import make_observer
 
 if TYPE_CHECKING:
     from euchre_env.envs.vector import VectorEuchre
@@ -41,7 +42,7 @@ class MirroredAgents:
 
     def __init__(self, venv: VectorEuchre, observer: Observer | None = None) -> None:
         self.venv = venv
-        self.observer = Observer(venv.rules) if observer is None else observer
+        self.observer = make_observer(venv.rules, "absolute") if observer is None else observer
         n = venv.num_envs
         self.states: list[GameState | None] = [None] * n  # each kept game's reference state
         self.kept = np.zeros(n, bool)  # the games whose state is kept in step

@@ -170,7 +170,7 @@ class StructuredObserver:
 
     def __init__(self, rules: Rules) -> None:
         self.rules = rules
-        self.base = Observer(rules)  # the absolute blocks: shared, not re-derived
+        self.base = make_observer(rules, "absolute")  # the absolute blocks: shared, not re-derived
         n = rules.deck_spec.num_ids
         self.copies = rules.deck_spec.copies
         extras: list[tuple[str, list[Unit]]] = [
@@ -342,10 +342,17 @@ def _largest(rows: np.ndarray) -> int:
     return best
 
 
+@lru_cache(maxsize=64)
 def make_observer(rules: Rules, observation: str) -> Observer | StructuredObserver:
-    """The encoder an env's ``observation`` option names; ValueError in one line for anything else."""
+    """The encoder an env's ``observation`` option names; ValueError in one line for anything else.
+
+    Built once per rule set and kind, as :func:`suit_frames` and the action table are: an env, its compiled tables
+    (:mod:`euchre_env.compiled.tables`), its opponents and a checkpoint's checks all read the same observer. An
+    observer never changes after its construction (its bounds are read-only arrays), so sharing it is safe."""
     check_choice("observation", observation, OBSERVATIONS)
-    return Observer(rules) if observation == "absolute" else StructuredObserver(rules)
+    observer = Observer(rules) if observation == "absolute" else StructuredObserver(rules)
+    observer.low.flags.writeable = observer.high.flags.writeable = False
+    return observer
 
 
 class CanonicalActions:
