@@ -83,7 +83,7 @@ class MatchRunner:
         """Deals ``start..stop``: all at once on the batched engine when a side is a greedy network or the
         rule-based agent playing single hands (:mod:`.batch_play`, the same records), else one by one."""
         if self.batches:
-            return play_hand_deals(self.match, [side[0] for side in self.agents], start, stop, self.observer)
+            return play_hand_deals(self.match, [side[0] for side in self.agents], start, stop)
         return [self.play_deal(i) for i in range(start, stop)]
 
     def play_deal(self, index: int) -> DealRecord:
