@@ -18,14 +18,16 @@ agent's kernels, uniform random play, a network's batched forward pass. Self-pla
 decision is compiled code also offers it (:class:`CompiledDecision`, through ``compiled_decision()``), and
 ``SingleSeatVectorEnv`` then plays its seats inside one compiled step.
 
-Names: the twin of ``<Name>Agent`` is ``<Name>BatchPolicy`` (``RandomBatchPolicy``, ``RuleBasedBatchPolicy``,
-``NeuralBatchPolicy``), its compiled decision ``<Name>Decision`` (``RuleBasedDecision``), and its equality test
-``tests/differential/test_<twin>_vs_<reference>.py``. ``RuleBasedVector`` is the rule-based kernels' own face
-(absolute ids, no frame), which ``RuleBasedBatchPolicy`` wraps.
+Names (a twin is named after its reference, as OpenSpiel's ``python_kuhn_poker`` after ``kuhn_poker``): the twin
+of ``<Name>Agent`` is ``<Name>BatchPolicy`` (``RandomBatchPolicy``, ``RuleBasedBatchPolicy``, ``NeuralBatchPolicy``),
+its compiled decision ``<Name>Decision`` (``RuleBasedDecision``); a class whose twin offers its very methods is
+``Compiled<Name>`` (``CompiledGame``, ``CompiledDoubleDummy``); the equality test is
+``tests/differential/test_<twin>_vs_<reference>.py``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -82,7 +84,7 @@ class CompiledDecision(Protocol):
 
 
 class BatchTwin(Protocol):
-    """What ``batch_twin(rules)`` returns: a class or a factory object.
+    """What ``batch_twin(rules)`` returns: the batch policy's class, or a :class:`BoundTwin` of it.
 
     ``deterministic``: the choice depends on the game alone (no random draw), so a seeded evaluation may batch
     it and get the records the agent itself would give.
@@ -91,6 +93,18 @@ class BatchTwin(Protocol):
     deterministic: bool
 
     def __call__(self, venv: VectorEuchre) -> BatchPolicy: ...
+
+
+class BoundTwin:
+    """A :class:`BatchTwin` whose batch policy takes its agent too: ``policy(agent, venv)`` for each vector env. A
+    network's batch policy needs the network, so its twin cannot be the class alone, as ``RandomBatchPolicy`` and
+    ``RuleBasedBatchPolicy`` are."""
+
+    def __init__(self, policy: Callable[[Any, VectorEuchre], BatchPolicy], agent: Any, deterministic: bool) -> None:
+        self.policy, self.agent, self.deterministic = policy, agent, deterministic
+
+    def __call__(self, venv: VectorEuchre) -> BatchPolicy:
+        return self.policy(self.agent, venv)
 
 
 def batch_twin(agent: Any, rules: Rules) -> BatchTwin | None:

@@ -1,7 +1,7 @@
 """Uniformly random legal play: the floor every other agent must beat.
 
 Compiled twin: :class:`RandomBatchPolicy` (what ``batch_twin`` returns) and ``VectorEuchre.sample_legal``
-(``euchre_env.compiled.kernels.random_actions``): the same distribution from the caller's stream, other draws by
+(``random_actions`` of ``euchre_env/compiled/c/core.c``): the same distribution from the caller's stream, other draws by
 design, so no test compares them draw for draw; tests/differential/test_vector_euchre_vs_engine.py and
 tests/training/test_train.py check the distribution, and tests/differential/test_single_seat_vector_vs_single_seat.py
 replays the twin's draws in ``SingleSeatEnv``.

@@ -13,11 +13,8 @@ extra) and ``InfoState`` (what a seat knows, as agents read it). The subpackages
 ``import euchre_env`` imports NumPy, Gymnasium and PettingZoo, not the C extensions (docs/design.md has the time).
 """
 
-import sys
-from types import ModuleType
 from typing import Any
 
-from euchre_env import _moved
 from euchre_env.envs.aec import env, raw_env
 from euchre_env.game.actions import ActionTable
 from euchre_env.game.engine import GameState, Phase
@@ -42,19 +39,6 @@ def __getattr__(name: str) -> Any:
 
         return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-class _Package(ModuleType):
-    def __setattr__(self, name: str, value: Any) -> None:
-        # Importing the 0.1 module path ``euchre_env.env`` (now euchre_env.envs.aec) makes the import system
-        # bind the module here as ``env``: the function env() must stay what ``euchre_env.env`` names.
-        if name == "env" and isinstance(value, ModuleType):
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
-_moved.install()
 
 
 # The envs' version: bumped with a new default observation version (views/blocks.py: ENV_VERSION).

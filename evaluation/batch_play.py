@@ -27,7 +27,6 @@ from euchre_env.evaluation.duplicate import DealRecord, Match, build_agent, hand
 from euchre_env.evaluation.streams import agent_seed, deal_seed
 from euchre_env.game.engine import team_margin
 from euchre_env.game.seats import NUM_SEATS, other_team, team_of
-from euchre_env.views.observation import Observer
 
 
 def deterministic_twin(agent: Any, rules: Any) -> Any:
@@ -42,12 +41,11 @@ def batched(agent: Any, rules: Any) -> bool:
     return deterministic_twin(agent, rules) is not None
 
 
-def play_hand_deals(match: Match, sides: Sequence[Any], start: int, stop: int, observer: Observer | None = None
-                    ) -> list[DealRecord]:
+def play_hand_deals(match: Match, sides: Sequence[Any], start: int, stop: int) -> list[DealRecord]:
     """The :class:`~euchre_env.evaluation.duplicate.DealRecord` of deals ``start..stop`` of ``match``, a hand match;
     ``sides``: an agent of A and one of B (their twins and rules checks; every game and seat gets its own instance
-    of a side asked through :class:`~euchre_env.envs.mirror.MirroredAgents`), ``observer``: what those agents are
-    given (the absolute observation of the match's rules by default)."""
+    of a side asked through :class:`~euchre_env.envs.mirror.MirroredAgents`, given the absolute observation of the
+    match's rules)."""
     rules = match.rules
     specs = (match.agent_a, match.agent_b)
     names = tuple(spec_name(spec) for spec in specs)
@@ -63,7 +61,7 @@ def play_hand_deals(match: Match, sides: Sequence[Any], start: int, stop: int, o
     sides_of = np.array([[0 if team_of(seat) == g % 2 else 1 for seat in range(NUM_SEATS)] for g in range(games)])
     venv = VectorEuchre(rules, games, observation="none", episode="hand", copy=False, threads=1)
     _, mask, seat = venv.reset(options={"deals": [d for d in deals for _ in (0, 1)]})
-    mirror = MirroredAgents(venv, observer)
+    mirror = MirroredAgents(venv)
     for g in range(games):
         index, play = indices[g // 2], g % 2
         seated = []

@@ -35,7 +35,7 @@ from euchre_env.game.errors import IllegalActionError
 from euchre_env.game.rules import Rules
 from euchre_env.game.seats import NUM_SEATS, other_team, team_of
 from euchre_env.views.decision import ask_agent
-from euchre_env.views.observation import Observer
+from euchre_env.views.structured import make_observer
 
 __all__ = [
     "EPISODES", "AgentSpec", "DealRecord", "GameTooLongError", "IllegalActionError", "Match", "MatchRunner",
@@ -62,7 +62,7 @@ class MatchRunner:
     def __init__(self, match: Match) -> None:
         self.match = match
         self.rules = match.rules
-        self.observer = Observer(self.rules)
+        self.observer = make_observer(self.rules, "absolute")
         self.max_hands = max_hands_per_game(self.rules)
         self.names = (spec_name(match.agent_a), spec_name(match.agent_b))
         # agents[side][seat], side 0 = A, 1 = B; every seat has its own instance
@@ -83,7 +83,7 @@ class MatchRunner:
         """Deals ``start..stop``: all at once on the batched engine when a side is a greedy network or the
         rule-based agent playing single hands (:mod:`.batch_play`, the same records), else one by one."""
         if self.batches:
-            return play_hand_deals(self.match, [side[0] for side in self.agents], start, stop, self.observer)
+            return play_hand_deals(self.match, [side[0] for side in self.agents], start, stop)
         return [self.play_deal(i) for i in range(start, stop)]
 
     def play_deal(self, index: int) -> DealRecord:

@@ -84,10 +84,8 @@ def play_match(
     chunk: int | None = None,
     progress: Progress | None = None,
     first: int = 0,
-    runner: MatchRunner | None = None,
 ) -> list[DealRecord]:
-    """Play duplicate pairs ``first .. first+n-1``; the records are in index order (``runner``: the caller's
-    runner of ``match`` to play on in this process, where no workers start).
+    """Play duplicate pairs ``first .. first+n-1``; the records are in index order.
 
     A pair's cards and agent seeds depend only on the master seed and its index, so a long
     match can be played in ranges (in separate runs) and merged
@@ -105,7 +103,7 @@ def play_match(
 
     try:
         if workers == 1 or len(bounds) == 1:
-            runner = runner or MatchRunner(match)
+            runner = MatchRunner(match)
             with one_torch_thread():
                 for b in bounds:
                     take(runner.play_deals(*b))

@@ -21,15 +21,12 @@ def _finite(*xs: float | None) -> bool:
     return all(x is not None and math.isfinite(x) for x in xs)
 
 
-def fmt_signed(x: float | None, digits: int = 3) -> str:
-    return f"{x:+.{digits}f}" if _finite(x) else "n/a"
+def fmt_signed(x: float | None) -> str:
+    return f"{x:+.3f}" if _finite(x) else "n/a"
 
 
-def fmt_interval(lo: float | None, hi: float | None, digits: int = 3, signed: bool = True) -> str:
-    if not _finite(lo, hi):
-        return "n/a"
-    f = (lambda v: f"{v:+.{digits}f}") if signed else (lambda v: f"{v:.{digits}f}")
-    return f"[{f(lo)}, {f(hi)}]"
+def fmt_interval(lo: float | None, hi: float | None) -> str:
+    return f"[{lo:+.3f}, {hi:+.3f}]" if _finite(lo, hi) else "n/a"
 
 
 def fmt_pct(x: float | None) -> str:

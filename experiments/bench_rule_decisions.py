@@ -1,4 +1,4 @@
-"""The compiled rule-based agent's decisions, timed by phase: ``RuleBasedVector._decide`` (one thread: each game's
+"""The compiled rule-based agent's decisions, timed by phase: ``RuleBasedBatchPolicy._decide`` (one thread: each game's
 legal mask and the agent's action, one C call) on the states of ``--num-envs`` games the agent plays in every seat
 (``VectorEuchre``, observation ``"none"``), each phase's games in one call, timed on its second call (the first
 warms the caches); wall and CPU time.
@@ -32,7 +32,7 @@ def main() -> None:
     args = parser.parse_args()
     venv = VectorEuchre(args.rules, num_envs=args.num_envs, seed=args.seed, observation="none")
     venv.reset()
-    twin = compiled.RuleBasedVector(venv)
+    twin = compiled.RuleBasedBatchPolicy(venv)
     spent: dict[int, float] = {}
     cpu: dict[int, float] = {}
     count: dict[int, int] = {}

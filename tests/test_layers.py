@@ -13,7 +13,6 @@ import ast
 import os
 import subprocess
 import sys
-import warnings
 from pathlib import Path
 
 import pytest
@@ -101,15 +100,6 @@ def test_nothing_imports_the_old_top_level_names():
     # agents, evaluation and training install under euchre_env; a bare name would be the user's module.
     old = [f"{p.relative_to(ROOT)}:{line} imports {name}" for p in source_files() for line, name in imports(p)
            if name.split(".")[0] in ("agents", "evaluation", "training", "play", "cli")]
-    assert not old, "\n".join(old)
-
-
-def test_nothing_of_ours_imports_a_moved_path():
-    from euchre_env._moved import MOVED
-
-    ours = (*FOLDERS, "tests", "benchmarks", "experiments", "examples")
-    old = [f"{p.relative_to(ROOT)}:{line} imports {name}" for folder in ours
-           for p in (ROOT / folder).rglob("*.py") for line, name in imports(p) if name in MOVED]
     assert not old, "\n".join(old)
 
 
@@ -208,48 +198,3 @@ def test_the_command_line_runs_beside_a_users_modules(user_project: Path):
                  "--workers", "1"], user_project)
     assert done.returncode == 0, done.stderr
     assert "rules" in done.stdout
-
-
-def test_every_0_1_import_path_still_works_with_a_warning():
-    # The 0.1 paths (docs/design.md's "Import paths that moved"): each is the new module itself, for one release.
-    from euchre_env._moved import MOVED
-
-    # the public names of 0.1 at their 0.1 paths
-    code = (
-        "import warnings, importlib\n"
-        "warnings.simplefilter('error', DeprecationWarning)\n"
-        "import euchre_env\n"
-        "from euchre_env.agents import make_agent\n"
-        "assert callable(euchre_env.env) and euchre_env.raw_env\n"
-        "warnings.simplefilter('default')\n"
-        "with warnings.catch_warnings(record=True) as caught:\n"
-        "    warnings.simplefilter('always')\n"
-        "    from euchre_env.single_seat import SingleSeatEnv\n"
-        "    from euchre_env.vector import VectorEuchre\n"
-        "    from euchre_env.env import raw_env\n"
-        "    from euchre_env.agents.checkpoint import load_checkpoint\n"
-        "assert [w.category for w in caught] == [DeprecationWarning] * 4, [str(w.message) for w in caught]\n"
-        "assert 'euchre_env.envs.vector' in str(caught[1].message)\n"
-        "assert callable(euchre_env.env) and not isinstance(euchre_env.env, type(euchre_env)), euchre_env.env\n"
-        "assert SingleSeatEnv is euchre_env.SingleSeatEnv and VectorEuchre is euchre_env.VectorEuchre\n"
-        "assert raw_env is euchre_env.raw_env\n"
-        "from euchre_env.envs.vector import VectorEuchre as New\n"
-        "assert New is VectorEuchre\n"
-        "import euchre_env.envs.vector as m\n"
-        "assert m.__spec__.name == 'euchre_env.envs.vector'\n"
-        "print('ok')\n"
-    )
-    done = _run([sys.executable, "-c", code], ROOT)
-    assert done.returncode == 0, done.stderr
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        import importlib
-
-        for old, new in MOVED.items():
-            assert importlib.import_module(old) is importlib.import_module(new), old
-
-
-def test_the_0_1_command_module_still_runs():
-    done = _run([sys.executable, "-W", "ignore::DeprecationWarning", "-m", "euchre_env.training.cli", "--help"], ROOT)
-    assert done.returncode == 0, done.stderr
-    assert "usage: euchre" in done.stdout

@@ -37,7 +37,7 @@ from euchre_env.game.engine import GameState
 from euchre_env.game.phases import Phase
 from euchre_env.game.seats import NUM_SEATS, team_of
 from euchre_env.views.decision import ask_agent
-from euchre_env.views.observation import Observer
+from euchre_env.views.structured import make_observer
 
 
 @dataclass
@@ -56,7 +56,7 @@ class CallingTrees:
     def __init__(self, rules: Any) -> None:
         self.rules = rules
         self.rule_agent = RuleBasedAgent()
-        self.observer = Observer(rules)
+        self.observer = make_observer(rules, "absolute")
         self.paths: list[list[int]] = []  # each leaf's actions from the deal
         self.deal_of: list[int] = []  # each leaf's deal
         self.thrown_in: list[bool] = []  # the leaf is a hand thrown in (no play)

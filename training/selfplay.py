@@ -73,7 +73,6 @@ from euchre_env.game.rules import Rules
 from euchre_env.game.seats import NUM_SEATS, team_of
 from euchre_env.training.oracle import Oracle
 from euchre_env.training.solver_targets import SolverTargets
-from euchre_env.views.observation import Observer
 from euchre_env.views.structured import make_observer
 
 LEARNER = "learner"
@@ -128,7 +127,6 @@ class SelfPlay:
         self.rules = rules
         self.observation = observation
         self.model = model
-        self.observer = Observer(rules)  # what scripted agents and teachers get, as from the absolute env
         self.encoder = make_observer(rules, observation)  # what the networks get
         self.oracle = oracle
         self.solver = solver  # labels a solver_fraction of the learner's play decisions (not a teacher's)
@@ -227,7 +225,7 @@ class SelfPlay:
         last = np.full((self.num_games, NUM_SEATS), -1, np.int64)  # each seat's last recorded decision this hand
         # The scripted agents asked one game at a time (a scripted agent reads the game's InfoState; the compiled
         # twins read the engine's arrays), and every game's reference state when a teacher or the solver reads it.
-        mirror = MirroredAgents(venv, self.observer)
+        mirror = MirroredAgents(venv)
         slots: list[_Slot] = [None] * self.num_games  # type: ignore[list-item]
 
         def new_slot(g: int) -> None:

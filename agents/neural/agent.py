@@ -17,21 +17,22 @@ The checkpoint is read with ``torch.load(weights_only=True)`` and checked (forma
 fingerprint); the first decision also checks that the game's rules are the ones it was
 trained for, and fails with a message naming the differences otherwise.
 
-Compiled twin: :class:`NeuralBatchPolicy` (made by :class:`NeuralBatchTwin`, what ``batch_twin`` returns): one forward
-pass for many games of a ``VectorEuchre``, each seat encoded from the engine's arrays by the compiled observer
-(``compiled._core.Batch.observe_games_sparse`` / ``observe_games``, C). Proven equal by
-tests/differential/test_neural_batch_policy_vs_neural_agent.py (every decision), and in whole games by
-tests/differential/test_batch_play_vs_match.py and tests/differential/test_single_seat_vector_vs_single_seat.py. """
+Compiled twin: :class:`NeuralBatchPolicy` (``batch_twin`` returns it bound to the agent, a
+:class:`~euchre_env.agents.base.BoundTwin`): one forward pass for many games of a ``VectorEuchre``, each seat
+encoded from the engine's arrays by the compiled observer (``compiled._core.Batch.observe_games_sparse`` /
+``observe_games``, C). Proven equal by tests/differential/test_neural_batch_policy_vs_neural_agent.py (every
+decision), and in whole games by tests/differential/test_batch_play_vs_match.py and
+tests/differential/test_single_seat_vector_vs_single_seat.py. """
 
 from __future__ import annotations
 
 import os
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 import torch
 
+from euchre_env.agents.base import BoundTwin
 from euchre_env.agents.neural.belief import BeliefHead
 from euchre_env.agents.neural.checkpoint import (
     CheckpointError,
@@ -49,8 +50,6 @@ from euchre_env.views.structured import Frame, make_observer
 
 # (path, mtime, size) -> what the checkpoint plays: its actor, rules, observation kind and belief head (or None)
 _MODELS: dict[tuple[str, int, int], tuple[PolicyNet, Rules, str, BeliefHead | None]] = {}
-# The harness builds one agent per seat and per deal: one observer per rule set and kind serves them all.
-_observer = lru_cache(maxsize=16)(make_observer)
 # A batch twin observes on the vector env's threads (one made with ``threads`` other than 1) from this many games
 # (a slice a thread); fewer games: starting the threads costs more.
 PARALLEL_FROM = 256
@@ -115,7 +114,7 @@ class NeuralAgent:
                                  "NeuralAgent(model, rules)")
             self.source = name or "in-memory network"
             self.model, self.rules, self.observation = checkpoint, rules, observation or "absolute"
-            self.observer = _observer(rules, self.observation)  # ValueError in one line for an unknown kind
+            self.observer = make_observer(rules, self.observation)  # ValueError in one line for an unknown kind
             if self.observer.size != self.model.obs_size:
                 raise ValueError(f"NeuralAgent: the network takes {self.model.obs_size} inputs, the "
                                  f"{self.observation} observation of these rules has {self.observer.size}")
@@ -128,7 +127,7 @@ class NeuralAgent:
                 raise CheckpointError(f"checkpoint {self.source!r} was trained on the {self.observation} "
                                       f"observation, not {observation!r}")
             # The version it was trained on: a network of an older one still plays, encoding with its own blocks.
-            self.observer = _observer(self.rules, self.observation, version)
+            self.observer = make_observer(self.rules, self.observation, version)
         else:
             raise TypeError("NeuralAgent: checkpoint must be a path to a .pt file or a PolicyNet / ActorCritic "
                             f"network, got {type(checkpoint).__name__}")
@@ -232,28 +231,17 @@ class NeuralAgent:
         """Raise a CheckpointError unless the network was trained for ``rules``."""
         check_rules(self.source, self.rules, rules)
 
-    def batch_twin(self, rules: Rules) -> NeuralBatchTwin:
+    def batch_twin(self, rules: Rules) -> BoundTwin:
         """This network deciding for many games of a ``VectorEuchre`` at once
         (:class:`~euchre_env.agents.base.BatchPolicy`); a CheckpointError if it was trained for other rules."""
         self.check_rules(rules)
-        return NeuralBatchTwin(self)
+        return BoundTwin(NeuralBatchPolicy, self, deterministic=self.greedy)
 
 
 def _reads_entries(layer: torch.nn.Module) -> bool:
     """Whether a first layer computes from non-zero entries (its fast path): float32 weights on the CPU."""
     return isinstance(layer, SparseInputLinear) and layer.weight.dtype == torch.float32 \
         and layer.weight.device.type == "cpu"
-
-
-class NeuralBatchTwin:
-    """Makes a :class:`NeuralBatchPolicy` of an agent for a vector env; deterministic when the agent is greedy."""
-
-    def __init__(self, agent: NeuralAgent) -> None:
-        self.agent = agent
-        self.deterministic = agent.greedy
-
-    def __call__(self, venv: Any) -> NeuralBatchPolicy:
-        return NeuralBatchPolicy(self.agent, venv)
 
 
 class NeuralBatchPolicy:

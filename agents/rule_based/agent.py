@@ -6,11 +6,10 @@ shown) and the rule set's card tables. It never looks at a ``GameState``. What a
 worth comes from :mod:`euchre_env.agents.rule_based.heuristics` (the trick estimate); this module holds
 the calling thresholds and the card-play rules built on it.
 
-Compiled twin: :class:`euchre_env.agents.rule_based.compiled.RuleBasedVector`, over the C of
-``agents/rule_based/c/twin.c`` (``RuleBasedBatchPolicy`` is what
-``batch_twin`` returns; its ``compiled_decision()`` is what ``SingleSeatVectorEnv``'s whole step,
-:mod:`euchre_env.envs.whole_step`, calls for the opponents' seats). Proven equal
-by tests/differential/test_rule_based_vector_vs_rule_based_agent.py (every decision), and in whole games by
+Compiled twin: :class:`euchre_env.agents.rule_based.compiled.RuleBasedBatchPolicy` (what ``batch_twin``
+returns), over the C of ``agents/rule_based/c/twin.c``; its ``compiled_decision()`` is what
+``SingleSeatVectorEnv``'s whole step, :mod:`euchre_env.envs.whole_step`, calls for the opponents' seats. Proven equal
+by tests/differential/test_rule_based_batch_policy_vs_rule_based_agent.py (every decision), and in whole games by
 tests/differential/test_batch_play_vs_match.py, tests/differential/test_single_seat_vector_vs_single_seat.py,
 tests/differential/test_single_seat_step_vs_rounds.py and tests/differential/test_selfplay_twin_vs_mirrored_agent.py.
 """

@@ -1,13 +1,14 @@
 """The compiled rule-based player: :class:`~euchre_env.agents.rule_based.agent.RuleBasedAgent`'s decisions on the
 games of a :class:`~euchre_env.envs.vector.VectorEuchre`, many games per call.
 
-    from euchre_env.agents.rule_based.compiled import RuleBasedVector, supports
+    from euchre_env.agents.rule_based.compiled import RuleBasedBatchPolicy, supports
     if supports(venv.rules):
-        scripted = RuleBasedVector(venv)
-        ids = scripted.actions(games)   # absolute action ids, one per listed game, for its seat to act
+        scripted = RuleBasedBatchPolicy(venv)
+        ids = scripted.absolute_actions(games)   # absolute action ids, one per listed game, for its seat to act
+        ids = scripted.actions(games, mask, rng)  # the same choices in the env's action frame
 
 A second implementation of the rule-based agent, written for speed (no ``GameState``, no ``InfoState``, no Python per
-decision) and proven equal to it by ``tests/differential/test_rule_based_vector_vs_rule_based_agent.py``. The
+decision) and proven equal to it by ``tests/differential/test_rule_based_batch_policy_vs_rule_based_agent.py``. The
 decisions are C (``agents/rule_based/c/twin.c``, the extension ``euchre_env.agents.rule_based._twin`` that
 ``pip install`` builds; reference: ``agent.py`` and ``heuristics.py``); this module builds their tables from the
 Python agent's (imported, never retyped: :func:`rule_tables`), runs them over a batch of games (on the vector env's
@@ -89,7 +90,7 @@ PARALLEL_FROM = 256  # fewer games than this are decided on the caller's thread:
 
 
 def supports(rules: Rules) -> bool:
-    """Whether :class:`RuleBasedVector` covers ``rules`` (otherwise use :class:`RuleBasedAgent`)."""
+    """Whether :class:`RuleBasedBatchPolicy` covers ``rules`` (otherwise use :class:`RuleBasedAgent`)."""
     return not not_covered(rules)
 
 
@@ -123,15 +124,20 @@ def rule_tables(rules: Rules) -> RuleTables:
                       np.array(TRUMP_VALUE, np.float64), np.array(ACE_VALUE, np.float64))
 
 
-class RuleBasedVector:
-    """``RuleBasedAgent().act`` for the seat to act in many games of ``venv`` at once; see the module docstring."""
+class RuleBasedBatchPolicy:
+    """``RuleBasedAgent().act`` for the seat to act in many games of ``venv`` at once: the rule-based agent's batch
+    policy (:class:`~euchre_env.agents.base.BatchPolicy`: :meth:`actions` in the vector env's action frame), the
+    absolute ids beneath it (:meth:`absolute_actions`), and its compiled decision for the env's whole single-seat
+    step (:class:`~euchre_env.agents.base.CompiledDecision`); see the module docstring."""
+
+    deterministic = True
 
     def __init__(self, venv: VectorEuchre) -> None:
         rules = venv.rules
         missing = not_covered(rules)
         if missing:
             shown = ", ".join(f"{name}={getattr(rules, name)!r}" for name in missing)
-            raise ValueError(f"RuleBasedVector does not cover the rules option(s) {shown}; use RuleBasedAgent")
+            raise ValueError(f"RuleBasedBatchPolicy does not cover the rules option(s) {shown}; use RuleBasedAgent")
         self.venv = venv
         self.tables = rule_tables(rules)
         # The engine's tables for the legal masks (absolute ids, whatever the env's observation).
@@ -139,7 +145,10 @@ class RuleBasedVector:
         self.threads = 1 if venv.threads == 1 else (venv.threads or default_threads())
         self.policy = _native().Policy(self.tables, self.engine_tables, self.threads)  # a slice a thread
 
-    def actions(self, games: np.ndarray) -> np.ndarray:
+    def actions(self, games: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        return self.venv.to_canonical_batch(games, self.absolute_actions(games))
+
+    def absolute_actions(self, games: np.ndarray) -> np.ndarray:
         """``int64 [len(games)]``: the absolute action id ``RuleBasedAgent().act`` picks for the seat to act in
         each game of ``games`` (indices into the vector env's games)."""
         games = np.asarray(games)
@@ -169,30 +178,15 @@ class RuleBasedVector:
         i = int(bad[0])
         g = int(games[i])
         st = self.venv.engine.arrays.st
-        where = f"RuleBasedVector: game {g}, seat {st[g, CUR]} in phase {Phase(st[g, PH]).name}"
+        where = f"RuleBasedBatchPolicy: game {g}, seat {st[g, CUR]} in phase {Phase(st[g, PH]).name}"
         native = _native()
         if codes[i] == native.NO_ACTION:
             raise ValueError(f"{where}: no legal action (is the hand over?)")
         raise RuntimeError(f"{where}: " + ("a rule chose an illegal action (a bug)" if codes[i] == native.NOT_LEGAL
                                            else "no rule for this phase"))
 
-
-class RuleBasedBatchPolicy:
-    """:class:`RuleBasedVector` as the rule-based agent's batch policy (:class:`~euchre_env.agents.base.BatchPolicy`):
-    its choices in the vector env's action frame, and its compiled decision for the env's whole single-seat step
-    (:class:`~euchre_env.agents.base.CompiledDecision`)."""
-
-    deterministic = True
-
-    def __init__(self, venv: VectorEuchre) -> None:
-        self.venv = venv
-        self.twin = RuleBasedVector(venv)
-
-    def actions(self, games: np.ndarray, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        return self.venv.to_canonical_batch(games, self.twin.actions(games))
-
     def compiled_decision(self) -> RuleBasedDecision:
-        return RuleBasedDecision(self.twin)
+        return RuleBasedDecision(self)
 
 
 class RuleBasedDecision:
@@ -200,12 +194,12 @@ class RuleBasedDecision:
 
     ``capsule``: a PyCapsule named ``engine.h``'s ``DECISION_CAPSULE`` (``"euchre_env.decision"``) holding a
     ``Decision``, ``decide(policy, slice, games, g, mask)`` with ``slice`` in ``0 .. slices - 1``; the capsule keeps
-    its policy (its own scratch, not the twin's) alive. ``check`` explains a negative code."""
+    its policy (its own scratch, not the batch policy's) alive. ``check`` explains a negative code."""
 
     name = "rules"
     parallel_from = PARALLEL_FROM
 
-    def __init__(self, twin: RuleBasedVector, slices: int | None = None) -> None:
+    def __init__(self, twin: RuleBasedBatchPolicy, slices: int | None = None) -> None:
         self.slices = slices or twin.threads  # slices the driver may use at once (a slice a thread)
         self.policy = _native().Policy(twin.tables, twin.engine_tables, self.slices)
         self.capsule = self.policy.decision()
@@ -235,4 +229,4 @@ def _ranking_arrays(cards) -> tuple[np.ndarray, np.ndarray]:
     return ranking, rlen
 
 
-__all__ = ["RuleBasedBatchPolicy", "RuleBasedDecision", "RuleBasedVector", "RuleTables", "rule_tables", "supports"]
+__all__ = ["RuleBasedBatchPolicy", "RuleBasedDecision", "RuleTables", "rule_tables", "supports"]

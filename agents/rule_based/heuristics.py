@@ -26,7 +26,7 @@ Compiled twin: ``trick_estimate``, ``alone_losers`` and ``best_discard`` in ``ag
 of :mod:`euchre_env.agents.rule_based.compiled`, one C function per Python function; :func:`upcard_value` reaches
 it tabulated by ``compiled.rule_tables``). The trump count has none: its readers, PIMC's calling rollouts and the
 solver's depth-limited search, run in Python. Proven equal through the rule-based agent's decisions by
-tests/differential/test_rule_based_vector_vs_rule_based_agent.py.
+tests/differential/test_rule_based_batch_policy_vs_rule_based_agent.py.
 """
 
 from __future__ import annotations

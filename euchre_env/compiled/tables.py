@@ -30,7 +30,7 @@ from euchre_env.game.actions import (
 from euchre_env.game.cards import SUITS
 from euchre_env.game.rules import Rules, packed_value
 from euchre_env.views.blocks import BLOCK_NAMES
-from euchre_env.views.structured import StructuredObserver
+from euchre_env.views.structured import make_observer
 
 _KINDS = {PASS: K.K_PASS, ORDER: K.K_ORDER, NAME: K.K_NAME, DEFEND: K.K_DEFEND, DISCARD: K.K_DISCARD,
           PLAY: K.K_PLAY, BID: K.K_BID, GIVE: K.K_GIVE, ACE_NO_FACE: K.K_ANF}
@@ -81,10 +81,9 @@ def _contract(rules: Rules, rank: int) -> int | str:
 
 
 class KernelTables:
-    """Every table the kernels read, built once per rule set from the reference modules (``observer``: the rules'
-    ``StructuredObserver``, where the caller has one)."""
+    """Every table the kernels read, built once per rule set from the reference modules."""
 
-    def __init__(self, rules: Rules, observer: StructuredObserver | None = None) -> None:
+    def __init__(self, rules: Rules) -> None:
         deck = rules.deck_spec
         table = action_table(rules)
         n = deck.num_ids
@@ -118,7 +117,7 @@ class KernelTables:
         self.printed = np.array([deck.printed_suit(c) for c in range(n)], np.int64)
         # The observation, from the observers' public layouts (views.observation.EncodingLayout,
         # views.structured.FrameLayout): the structured layout holds the absolute one as its first blocks.
-        structured = observer if observer is not None else StructuredObserver(rules)
+        structured = make_observer(rules, "structured")  # the env's own where it encodes structured
         base = structured.base.encoding
         frame_layout = structured.frame_layout
         layout = structured.layout

@@ -28,7 +28,7 @@ import numpy as np
 from euchre_env.game.engine import GameState
 from euchre_env.game.seats import NUM_SEATS
 from euchre_env.views.decision import ask_agent
-from euchre_env.views.observation import Observer
+from euchre_env.views.structured import make_observer
 
 if TYPE_CHECKING:
     from euchre_env.envs.vector import VectorEuchre
@@ -36,12 +36,12 @@ if TYPE_CHECKING:
 
 class MirroredAgents:
     """Per game of ``venv``: an agent per seat (None: decided elsewhere) and, where one sits or the driver asks, a
-    reference ``GameState`` kept in step. ``observer``: what the agents are given (default: the absolute
-    observation, as every driver gives agents)."""
+    reference ``GameState`` kept in step. The agents are given the absolute observation, as every driver gives
+    agents."""
 
-    def __init__(self, venv: VectorEuchre, observer: Observer | None = None) -> None:
+    def __init__(self, venv: VectorEuchre) -> None:
         self.venv = venv
-        self.observer = Observer(venv.rules) if observer is None else observer
+        self.observer = make_observer(venv.rules, "absolute")
         n = venv.num_envs
         self.states: list[GameState | None] = [None] * n  # each kept game's reference state
         self.kept = np.zeros(n, bool)  # the games whose state is kept in step

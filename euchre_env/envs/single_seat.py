@@ -88,7 +88,6 @@ from euchre_env.game.rules import Rules, resolve_rules
 from euchre_env.game.scoring import typed_hand_result
 from euchre_env.game.seats import NUM_SEATS, team_of, team_seats
 from euchre_env.views.decision import ask_agent, illegal_choice, legal_mask
-from euchre_env.views.observation import Observer
 from euchre_env.views.picture import require_pillow, table_picture
 from euchre_env.views.render import VIEWERS, render_text
 from euchre_env.views.structured import CanonicalActions, Frame, make_observer
@@ -154,7 +153,7 @@ class SingleSeatEnv(CanonicalActions, gymnasium.Env):
         self.observer = make_observer(self.rules, observation)  # the learner's (validates the option)
         self.observation = observation
         # Opponents are agents: they get the agent protocol's absolute encoding whatever the learner's.
-        self.agent_observer = self.observer if observation == "absolute" else Observer(self.rules)
+        self.agent_observer = make_observer(self.rules, "absolute")
         self._frame: Frame | None = None  # structured: the frame of the learner's current decision
         self._obs: np.ndarray | None = None  # structured: its observation, encoded with the frame
         n = len(self.table)

@@ -65,8 +65,7 @@ from euchre_env.game.errors import IllegalActionError, check_choice
 from euchre_env.game.phases import Phase
 from euchre_env.game.rules import Rules, resolve_rules
 from euchre_env.game.seats import NUM_SEATS
-from euchre_env.views.observation import Observer
-from euchre_env.views.structured import OBSERVATIONS, StructuredObserver, suit_frames
+from euchre_env.views.structured import OBSERVATIONS, make_observer, suit_frames
 
 VECTOR_EPISODE = "hand"  # short episodes by default, as the single-seat training view
 RESET_OPTIONS = ("deals",)
@@ -137,7 +136,7 @@ class VectorEuchre:
         self.reward_mode = reward
         self.copy = bool(copy)
         self.table = action_table(self.rules)
-        self.observer = StructuredObserver(self.rules) if observation == "structured" else Observer(self.rules)
+        self.observer = make_observer(self.rules, "structured" if observation == "structured" else "absolute")
         self.obs_size = 0 if observation == "none" else self.observer.size
         self.num_actions = len(self.table)
         self._tables = kernel_tables(self.rules, observation)

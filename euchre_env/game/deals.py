@@ -3,6 +3,11 @@
 A scripted deal (``{"dealer": 0, "hands": [[...] x4], "upcard": "9H"}``) and a scripted
 starting score are checked in full before a game uses them, so a bad one is reported in
 one line naming the first bad card or field, and nothing of the game has changed.
+
+Compiled twin: ``shuffle``, ``lay_out`` and ``deal_on`` of ``euchre_env/compiled/c/engine.h`` (the pack shuffled
+from a game's stream and dealt as :func:`deal_from_order` deals it) and ``shuffled_deals`` of
+``euchre_env/compiled/c/core.c``. Proven equal by tests/differential/test_vector_euchre_vs_engine.py (each hand's
+cards against ``GameState``'s, and the laid-out deals against :func:`deal_from_order`).
 """
 
 from __future__ import annotations

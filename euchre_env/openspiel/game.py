@@ -20,8 +20,7 @@ from euchre_env.game.rules import PRESETS, Rules, option_names, preset_options
 from euchre_env.game.scoring import hand_reward
 from euchre_env.game.seats import NUM_SEATS, left_of, team_of
 from euchre_env.openspiel.observer import EuchreObserver, information_string, observation_string
-from euchre_env.views.observation import Observer
-from euchre_env.views.structured import OBSERVATIONS, StructuredObserver
+from euchre_env.views.structured import OBSERVATIONS, make_observer
 
 GAME_NAME = "python_euchre"
 # Options whose default differs between presets (some preset sets them): parameters of the per-preset games only
@@ -104,7 +103,7 @@ class Spec:
         self.table = action_table(rules)
         self.deck = rules.deck_spec
         self.draws = _cards_per_deal(rules)
-        self.encoders = {"absolute": Observer(rules), "structured": StructuredObserver(rules)}
+        self.encoders = {kind: make_observer(rules, kind) for kind in ("absolute", "structured")}
         n = self.deck.num_ids
         self.cards = range(n)
         self.first_draws = [(c, 1.0 / n) for c in range(n)]  # every copy count is equal before the first draw

@@ -169,7 +169,7 @@ class StructuredObserver:
         self.rules = rules
         self.version = check_version("structured", version)
         # The absolute blocks, shared, not re-derived: the structured version v holds the absolute blocks of v.
-        self.base = Observer(rules, min(self.version, VERSIONS["absolute"]))
+        self.base = make_observer(rules, "absolute", min(self.version, VERSIONS["absolute"]))
         n = rules.deck_spec.num_ids
         self.copies = rules.deck_spec.copies
         declared = blocks_of("structured", rules, self.version)  # the declarations (views/blocks.py)
@@ -318,11 +318,19 @@ def _largest(rows: np.ndarray) -> int:
     return best
 
 
+@lru_cache(maxsize=64)
 def make_observer(rules: Rules, observation: str, version: int | None = None) -> Observer | StructuredObserver:
     """The encoder an env's ``observation`` option names, of ``version`` (None: the latest; views/blocks.py);
-    ValueError in one line for anything else."""
+    ValueError in one line for anything else.
+
+    Built once per rule set, kind and version, as :func:`suit_frames` and the action table are: an env, its compiled
+    tables (:mod:`euchre_env.compiled.tables`), its opponents and a checkpoint's checks all read the same observer.
+    An observer never changes after its construction (its bounds are read-only arrays), so sharing it is safe."""
     check_choice("observation", observation, OBSERVATIONS)
-    return Observer(rules, version) if observation == "absolute" else StructuredObserver(rules, version)
+    version = check_version(observation, version)  # None and the latest: one cache entry
+    observer = Observer(rules, version) if observation == "absolute" else StructuredObserver(rules, version)
+    observer.low.flags.writeable = observer.high.flags.writeable = False
+    return observer
 
 
 class CanonicalActions:

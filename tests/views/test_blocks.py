@@ -80,8 +80,9 @@ def test_a_new_block_is_a_new_version_and_old_checkpoints_keep_theirs(monkeypatc
     # Version 2 of the absolute observation: one block more (a test's, "bid_level").
     monkeypatch.setitem(blocks.KINDS, "absolute", (*blocks.ABSOLUTE, Block("bid_level", lambda r: [3], since=2)))
     monkeypatch.setitem(blocks.VERSIONS, "absolute", 2)
-    fingerprint.cache_clear()
-    request.addfinalizer(fingerprint.cache_clear)  # (runs after monkeypatch's undo: no version-2 entry stays)
+    for cache in (fingerprint, make_observer):  # (cleared after monkeypatch's undo: no version-2 entry stays)
+        cache.cache_clear()
+        request.addfinalizer(cache.cache_clear)
     new = Observer(knock)
     assert new.version == 2 and new.size == old.size + 3 and "bid_level" not in Observer(knock, 1).layout
     data = load_checkpoint(path)  # its version, 1, is still declared: it loads, with its fingerprint

@@ -3,7 +3,7 @@
    Reference: RuleBasedAgent (agents/rule_based/agent.py: the rules of each phase and the card play) and the trick
    estimate of agents/rule_based/heuristics.py (trick_estimate, alone_losers, best_discard, upcard_value
    tabulated), one C function per Python function (the comment above each names it). It defines no rule of its own:
-   a change to the agent goes into the Python first, and tests/differential/test_rule_based_vector_vs_rule_based_agent.py
+   a change to the agent goes into the Python first, and tests/differential/test_rule_based_batch_policy_vs_rule_based_agent.py
    (every decision with more than one legal action, in random and rule-driven games of every preset and main option
    set) then shows this file what to follow. Only the action is ported, not the reason strings of explain().
 

@@ -83,7 +83,8 @@ typedef struct {
    static void decide(Game *G, float *obs, uint8_t *mask, float *raw, uint8_t *amask, const Tables *t,
                       int with_obs);                                                  (sets st[FRAME])
    static void encode_seat(const Game *G, int64_t seat, float *out, float *raw, const Tables *t);
-   scoring.py, deal.py (lay_out, shuffle, deal_on, stream_uniforms), seeding.py, batch.hand_outcome: likewise.
+   and likewise game/scoring.py's (score_hand, game_winner, finish_hand), game/deals.py's (shuffle, lay_out,
+   deal_on), compiled/seeding.py's streams (stream_uniforms) and envs/episodes.py's hand_outcome.
 */
 
 /* =================================================================================================== the rules
@@ -310,7 +311,7 @@ static void legal_mask(const Game *G, const Tables *t, uint8_t *mask)
     }
 }
 
-/* ------------------------------------------------------------------------------------------------ scoring.py */
+/* ------------------------------------------------------------------------------------------- game/scoring.py */
 /* scoring.score_hand: the makers' and the defenders' points */
 static void score_hand(const int32_t *st, const int64_t *opt, int64_t *mp, int64_t *dp)
 {
@@ -607,7 +608,7 @@ static inline int apply(Game *G, int64_t action, const Tables *t)
     return 0;
 }
 
-/* ================================================================================================ observe.py */
+/* ================================================================= views/observation.py, views/structured.py */
 /* min(max(x, -SCORE_BOUND), SCORE_BOUND) as Python's max / min take it (the first of equals) */
 static inline double clip_score(double x)
 {
@@ -841,7 +842,7 @@ static void encode_seat(const Game *G, int64_t seat, float *out, float *raw, con
     }
 }
 
-/* =================================================================================================== deal.py */
+/* ======================================================================================== game/deals.py */
 /* order: the cards of pack (n of them) shuffled by Fisher-Yates with the uniforms u[0 .. n - 2] */
 static void shuffle(const double *u, const int16_t *pack, int64_t n, int16_t *order)
 {
@@ -923,7 +924,7 @@ static inline void stream_uniforms(uint64_t *state, double *out, int64_t count)
     *state = x;
 }
 
-/* ================================================================================================ seeding.py */
+/* ======================================================================================= compiled/seeding.py */
 /* NumPy's SeedSequence (numpy/random/bit_generator.pyx): hashmix, mix, and generate_state(4, uint64) of a seed
    below 2**64 (one 32-bit word of entropy, two when the seed needs them; a pool of 4 words) */
 #define SEED_U32 0xFFFFFFFFULL
@@ -966,7 +967,7 @@ static void seed_words(uint64_t seed, uint64_t out[4])
     }
 }
 
-/* ============================================================================= the ends of hands (batch.py) */
+/* ============================================================================= the ends of hands (envs/episodes.py) */
 /* The env's episode, reward and observation options, as numbers (layout.Episodes). */
 typedef struct {
     int hand;          /* every hand is an episode */

@@ -1,10 +1,11 @@
-"""RuleBasedVector against RuleBasedAgent: the same action at every decision, in every preset and main option set.
+"""RuleBasedBatchPolicy against RuleBasedAgent: the same action at every decision, in every preset and main
+option set.
 
 Games run in a ``VectorEuchre`` (observation ``"none"``, whole games) with a reference ``GameState`` per game kept
 in step, dealt each hand the vector engine's ``current_deal`` (as
-``tests/differential/kernels_vs_engine.py`` does). At every
-decision with more than one legal action, ``RuleBasedVector.actions`` (all games at once, in a shuffled order)
-must equal ``RuleBasedAgent``'s choice through ``euchre_env.views.decision.ask_agent`` (the trainer's path); at a
+``tests/differential/kernels_vs_engine.py`` does). At every decision with more than one legal action,
+``RuleBasedBatchPolicy.absolute_actions`` (all games at once, in a shuffled order) must equal
+``RuleBasedAgent``'s choice through ``euchre_env.views.decision.ask_agent`` (the trainer's path); at a
 forced decision, the one legal action. Who acts how is set per game: all four seats rule-based, one team, one
 seat, or nobody (uniformly random legal actions); the agent's own choices reach what random play rarely does
 (made contracts, lone hands, hands defended alone, moons and help bids).
@@ -12,7 +13,7 @@ seat, or nobody (uniformly random legal actions); the agent's own choices reach 
 CI compares ``DECISIONS`` decisions per rule set; the full run (the module docstring of
 ``euchre_env.agents.rule_based.compiled`` gives its result) is
 
-    nice -n 15 .venv/bin/python -m tests.differential.test_rule_based_vector_vs_rule_based_agent --decisions 100000
+    nice .venv/bin/python -m tests.differential.test_rule_based_batch_policy_vs_rule_based_agent --decisions 100000
 """
 
 from __future__ import annotations
@@ -29,9 +30,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from euchre_env.agents.rule_based import compiled as rule_based_vector
+from euchre_env.agents.rule_based import compiled
 from euchre_env.agents.rule_based.agent import RuleBasedAgent
-from euchre_env.agents.rule_based.compiled import RuleBasedBatchPolicy, RuleBasedVector, supports
+from euchre_env.agents.rule_based.compiled import RuleBasedBatchPolicy, supports
 from euchre_env.compiled import kernels as K
 from euchre_env.envs.vector import VectorEuchre
 from euchre_env.game.engine import GameState
@@ -61,10 +62,10 @@ def rules_of(name: str) -> Rules:
 def compare(name: str, decisions: int, num_envs: int = 16, seed: int = 0, observation: str = "none") -> Counter:
     """Play until ``decisions`` decisions with a choice were compared; AssertionError at the first difference.
     Returns the compared decisions per phase name. With ``observation="structured"`` the vector env takes its
-    actions in each seat's canonical frame (as the trainer's), while RuleBasedVector answers in absolute ids."""
+    actions in each seat's canonical frame (as the trainer's), while absolute_actions answers in absolute ids."""
     rules = rules_of(name)
     venv = VectorEuchre(rules, num_envs=num_envs, seed=seed, observation=observation, episode="game", threads=1)
-    scripted = RuleBasedVector(venv)
+    scripted = RuleBasedBatchPolicy(venv)
     agent = RuleBasedAgent()
     _, _, seat = venv.reset()
     refs = [GameState(rules, deal=venv.current_deal(g)) for g in range(num_envs)]
@@ -74,7 +75,7 @@ def compare(name: str, decisions: int, num_envs: int = 16, seed: int = 0, observ
     while sum(compared.values()) < decisions:
         order = rng.permutation(num_envs)
         frames = venv.engine.arrays.st[:, K.FRAME].copy()
-        got = dict(zip(order.tolist(), scripted.actions(order).tolist()))
+        got = dict(zip(order.tolist(), scripted.absolute_actions(order).tolist()))
         assert np.array_equal(venv.engine.arrays.st[:, K.FRAME], frames), f"{name}: actions() changed a frame"
         actions = np.zeros(num_envs, np.int64)
         for g, ref in enumerate(refs):
@@ -84,7 +85,7 @@ def compare(name: str, decisions: int, num_envs: int = 16, seed: int = 0, observ
             if got[g] != want:
                 raise AssertionError(
                     f"{name} game {g} hand {ref.hand_number} step {len(ref.history)} seat {ref.current_player} "
-                    f"phase {ref.phase.name}: RuleBasedVector {table.describe(got[g])} vs RuleBasedAgent "
+                    f"phase {ref.phase.name}: RuleBasedBatchPolicy {table.describe(got[g])} vs RuleBasedAgent "
                     f"{table.describe(want)}; legal: {table.names(legal)}")
             if len(legal) > 1:
                 compared[ref.phase.name] += 1
@@ -130,7 +131,7 @@ def test_the_help_exchange_and_lone_hands_are_compared():
 
 def test_the_check_catches_a_wrong_choice(monkeypatch):
     """The differential check is not vacuous: one card played differently fails it, naming where."""
-    actions = RuleBasedVector.actions
+    actions = RuleBasedBatchPolicy.absolute_actions
 
     def another_card(self, games):
         out = actions(self, games)
@@ -141,9 +142,10 @@ def test_the_check_catches_a_wrong_choice(monkeypatch):
                 break
         return out
 
-    monkeypatch.setattr(RuleBasedVector, "actions", another_card)
+    monkeypatch.setattr(RuleBasedBatchPolicy, "absolute_actions", another_card)
     with pytest.raises(AssertionError, match=r"knock game \d+ hand \d+ step \d+ seat \d phase PLAY: "
-                                             r"RuleBasedVector 'play \w+' \(id \d+\) vs RuleBasedAgent 'play \w+'"):
+                                             r"RuleBasedBatchPolicy 'play \w+' \(id \d+\) "
+                                             r"vs RuleBasedAgent 'play \w+'"):
         compare("knock", 200)
 
 
@@ -155,7 +157,7 @@ def test_supports_every_preset_and_option_and_refuses_one_it_does_not_cover(monk
     monkeypatch.setitem(OPTIONS, "double_deck", dataclasses.replace(OPTIONS["double_deck"], twin=(True,)))
     assert not supports(venv.rules)
     with pytest.raises(ValueError, match=r"does not cover the rules option\(s\) double_deck=False; use RuleBasedAgent"):
-        RuleBasedVector(venv)
+        RuleBasedBatchPolicy(venv)
     with pytest.warns(UserWarning, match=r"compiled twin does not cover double_deck=False .*: the Python agent plays"):
         assert RuleBasedAgent().batch_twin(venv.rules) is None
 
@@ -163,14 +165,14 @@ def test_supports_every_preset_and_option_and_refuses_one_it_does_not_cover(monk
 def test_games_are_checked_and_answered_in_order():
     venv = VectorEuchre("knock", num_envs=4, seed=2, observation="none")
     venv.reset()
-    scripted = RuleBasedVector(venv)
-    both = scripted.actions(np.arange(4))
-    assert scripted.actions(np.array([3, 1])).tolist() == [both[3], both[1]]
-    assert scripted.actions(np.zeros(0, np.int64)).shape == (0,)
+    scripted = RuleBasedBatchPolicy(venv)
+    both = scripted.absolute_actions(np.arange(4))
+    assert scripted.absolute_actions(np.array([3, 1])).tolist() == [both[3], both[1]]
+    assert scripted.absolute_actions(np.zeros(0, np.int64)).shape == (0,)
     for games, message in [(np.array([4]), r"in 0\.\.3"), (np.array([-1]), r"in 0\.\.3"),
                            (np.zeros((2, 2), np.int64), "1-d array"), (np.array([0.5]), "1-d array")]:
         with pytest.raises(ValueError, match=message):
-            scripted.actions(games)
+            scripted.absolute_actions(games)
 
 
 @pytest.mark.parametrize("name", ["knock", "bid"])
@@ -178,15 +180,15 @@ def test_the_parallel_build_answers_as_the_serial_one(name):
     """A vector env on several threads decides in slices, a thread each: the same answers, game for game."""
     serial = VectorEuchre(name, num_envs=600, seed=5, observation="none")
     parallel = VectorEuchre(name, num_envs=600, seed=5, observation="none", threads=2)
-    one, many = RuleBasedVector(serial), RuleBasedVector(parallel)
+    one, many = RuleBasedBatchPolicy(serial), RuleBasedBatchPolicy(parallel)
     serial.reset()
     parallel.reset()
     games = np.arange(0, 600, 2)  # 300 games: above PARALLEL_FROM
-    assert games.size >= rule_based_vector.PARALLEL_FROM
+    assert games.size >= compiled.PARALLEL_FROM
     for _ in range(60):  # through the calls and the play of several hands
-        a, b = one.actions(np.arange(600)), many.actions(np.arange(600))
+        a, b = one.absolute_actions(np.arange(600)), many.absolute_actions(np.arange(600))
         assert a.tolist() == b.tolist()
-        assert one.actions(games).tolist() == many.actions(games).tolist() == a[games].tolist()
+        assert one.absolute_actions(games).tolist() == many.absolute_actions(games).tolist() == a[games].tolist()
         serial.step(serial.to_canonical_batch(np.arange(600), a))
         parallel.step(parallel.to_canonical_batch(np.arange(600), b))
 
@@ -197,7 +199,7 @@ def test_the_capsule_decides_as_the_batch_and_keeps_its_policy_alive():
     once every other reference to its policy is gone (the capsule holds it)."""
     venv = VectorEuchre("bid", num_envs=64, seed=7, observation="none")
     venv.reset()
-    twin = RuleBasedVector(venv)
+    twin = RuleBasedBatchPolicy(venv)
     decision = RuleBasedBatchPolicy(venv).compiled_decision()
     assert decision.slices == 1 and decision.name == "rules"
     capsule = decision.capsule
@@ -223,7 +225,7 @@ def test_the_capsule_decides_as_the_batch_and_keeps_its_policy_alive():
         games = Games(*(x.ctypes.data for x in a), a.st.shape[0], a.hands.shape[2], a.tc.shape[1], a.calls.shape[1])
         masks = np.ascontiguousarray(venv.engine.mask, np.uint8)  # observation "none": the absolute legal ids
         got = [d.decide(d.policy, 0, ctypes.byref(games), g, masks[g].ctypes.data) for g in range(64)]
-        want = twin.actions(np.arange(64))
+        want = twin.absolute_actions(np.arange(64))
         assert got == want.tolist()
         random = [rng.choice(np.flatnonzero(m)) for m in masks]  # half the games play on at random
         venv.step(venv.to_canonical_batch(np.arange(64), np.where(np.arange(64) % 2, want, random)))
