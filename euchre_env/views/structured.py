@@ -318,7 +318,6 @@ def _largest(rows: np.ndarray) -> int:
     return best
 
 
-@lru_cache(maxsize=64)
 def make_observer(rules: Rules, observation: str, version: int | None = None) -> Observer | StructuredObserver:
     """The encoder an env's ``observation`` option names, of ``version`` (None: the latest; views/blocks.py);
     ValueError in one line for anything else.
@@ -327,7 +326,11 @@ def make_observer(rules: Rules, observation: str, version: int | None = None) ->
     tables (:mod:`euchre_env.compiled.tables`), its opponents and a checkpoint's checks all read the same observer.
     An observer never changes after its construction (its bounds are read-only arrays), so sharing it is safe."""
     check_choice("observation", observation, OBSERVATIONS)
-    version = check_version(observation, version)  # None and the latest: one cache entry
+    return _observer(rules, observation, check_version(observation, version))  # None and the latest: one entry
+
+
+@lru_cache(maxsize=64)
+def _observer(rules: Rules, observation: str, version: int) -> Observer | StructuredObserver:
     observer = Observer(rules, version) if observation == "absolute" else StructuredObserver(rules, version)
     observer.low.flags.writeable = observer.high.flags.writeable = False
     return observer

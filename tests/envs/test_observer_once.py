@@ -22,9 +22,9 @@ def builds(monkeypatch):
             _init(self, *args, **kwargs)
 
         monkeypatch.setattr(cls, "__init__", counted)
-    make_observer.cache_clear()
+    structured._observer.cache_clear()
     yield counts
-    make_observer.cache_clear()  # none of the counting observers outlives the test
+    structured._observer.cache_clear()  # none of the counting observers outlives the test
 
 
 @pytest.mark.parametrize("make", [

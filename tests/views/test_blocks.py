@@ -10,7 +10,7 @@ import pytest
 
 import euchre_env
 from euchre_env.game.rules import Rules
-from euchre_env.views import blocks
+from euchre_env.views import blocks, structured
 from euchre_env.views.blocks import ENV_VERSION, VERSIONS, Block
 from euchre_env.views.observation import Observer
 from euchre_env.views.structured import StructuredObserver, make_observer
@@ -80,7 +80,7 @@ def test_a_new_block_is_a_new_version_and_old_checkpoints_keep_theirs(monkeypatc
     # Version 2 of the absolute observation: one block more (a test's, "bid_level").
     monkeypatch.setitem(blocks.KINDS, "absolute", (*blocks.ABSOLUTE, Block("bid_level", lambda r: [3], since=2)))
     monkeypatch.setitem(blocks.VERSIONS, "absolute", 2)
-    for cache in (fingerprint, make_observer):  # (cleared after monkeypatch's undo: no version-2 entry stays)
+    for cache in (fingerprint, structured._observer):  # (cleared after monkeypatch's undo: no version-2 entry stays)
         cache.cache_clear()
         request.addfinalizer(cache.cache_clear)
     new = Observer(knock)
