@@ -26,14 +26,17 @@ build: $(BUILT)
 
 # `make test` builds .venv with every extra the tests need: dev, eval, train and the RL-library integrations
 # (Ray/RLlib, Tianshou, Stable-Baselines3) plus OpenSpiel for the differential test, about 2 GB. It then runs
-# ruff and the whole test suite on both cores (the import-direction check, tests/test_layers.py, included).
+# ruff, the type check (tests/typecheck.py: every import resolves) and the whole test suite on both cores (the
+# import-direction check, tests/test_layers.py, included).
 test: $(BUILT)
 	$(PY) -m ruff check $(LINTED)
+	$(PY) tests/typecheck.py
 	$(PY) -m pytest -n 2
 
 # The fast tier (docs/testing.md): ruff, then every test not marked slow, on both cores; under 2 minutes.
 check: $(BUILT)
 	$(PY) -m ruff check $(LINTED)
+	$(PY) tests/typecheck.py
 	$(PY) -m pytest -n 2 -m "not slow"
 
 # Trains configs/knock.yaml into runs/$(RUN) (under an hour on 2 cores), then evaluates the best checkpoint
