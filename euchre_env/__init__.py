@@ -24,7 +24,7 @@ from euchre_env.views.blocks import ENV_VERSION
 
 __all__ = ["PRESETS", "ActionTable", "GameState", "IllegalActionError", "InfoState", "Phase", "Rules", "SB3VecEnv",
            "SingleSeatEnv", "SingleSeatVectorEnv", "VectorEuchre", "env", "raw_env"]
-__version__ = "0.2.0"
+__version__ = "0.3.0.dev0"
 
 _LAZY = {"SingleSeatEnv": "euchre_env.envs.single_seat", "VectorEuchre": "euchre_env.envs.vector",
          "SingleSeatVectorEnv": "euchre_env.envs.single_seat_vector", "SB3VecEnv": "euchre_env.envs.sb3_vec_env",
