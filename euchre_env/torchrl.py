@@ -50,8 +50,8 @@ __all__ = ["SelfPlayTorchRLEnv", "SingleSeatTorchRLEnv"]
 
 
 class _Batched(EnvBase):
-    """What both envs share: the specs, the new episodes held until ``reset`` asks for them, seeding and the
-    random legal action. A subclass steps its engine (``_advance``) and deals every game anew (``_deal``)."""
+    """What both envs share: the specs, the new episodes held until ``reset`` asks for them, seeding and the action
+    spec's mask. A subclass steps its engine (``_advance``) and deals every game anew (``_deal``)."""
 
     def __init__(self, num_envs: int, observer: Any, num_actions: int, reward_shape: tuple[int, ...]) -> None:
         super().__init__(batch_size=torch.Size([num_envs]), device="cpu")
