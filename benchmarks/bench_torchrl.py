@@ -10,7 +10,7 @@ Rows, measured round-robin (one run of each per round, so the machine's drift hi
 * ``TorchRL rollout``: ``SingleSeatTorchRLEnv.rollout(--steps, policy, break_when_any_done=False)``, the policy the
   same draw in torch over the TensorDict's ``"action_mask"``: the whole rollout stacked into one TensorDict, as
   a user collects it.
-* ``TorchRL Collector``: TorchRL's collector (``torchrl.collectors.Collector``, 0.14's name for ``SyncDataCollector``)
+* ``TorchRL Collector``: TorchRL's collector (``torchrl.collectors.Collector``, 0.14's in-process collector)
   with that policy, ``frames_per_batch`` = ``--steps`` x ``--games``: one batch per run, written into the buffer the
   collector allocated once, then cloned for the caller (the collector's default, ``return_same_td=False``).
 * ``TorchRL Collector, same td``: the same with ``return_same_td=True``: the buffer itself, no clone (a loop that

@@ -4,9 +4,10 @@ agent, then ``euchre eval`` measures it on duplicate deals it never saw (the ``[
     python examples/torchrl_ppo.py                              # 25 minutes, then 10,000 duplicate deals
     python examples/torchrl_ppo.py --minutes 0.2 --eval-deals 50   # smoke run
 
-TorchRL does the work: its ``Collector`` (0.14's name for ``SyncDataCollector``) steps ``--num-envs`` games of
-:class:`euchre_env.torchrl.SingleSeatTorchRLEnv` (team 0's two seats, one policy: ``learner="team"``; team 1 is
-``--opponent``, played inside each step on the compiled engine), a ``ProbabilisticActor`` samples from a
+TorchRL does the work: its ``Collector`` (0.14's in-process collector, where older releases had
+``SyncDataCollector``) steps ``--num-envs`` games of :class:`euchre_env.torchrl.SingleSeatTorchRLEnv` (team 0's two
+seats, one policy: ``learner="team"``; team 1 is ``--opponent``, played inside each step on the compiled engine),
+a ``ProbabilisticActor`` samples from a
 ``MaskedCategorical`` over the logits and the TensorDict's ``"action_mask"``, ``GAE`` gives the advantages and
 ``ClipPPOLoss`` the loss. The actor first clones the rule-based agent's choices (``--clone-decisions``, read from
 the env's own games: ``env.games.agent_actions("rules")``), then PPO improves on it. The actor is the project's
