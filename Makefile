@@ -15,7 +15,7 @@ LINTED := euchre_env agents evaluation training play cli tests benchmarks experi
 $(STAMP): pyproject.toml constraints.txt setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -c constraints.txt -e ".[dev,eval,train,sb3,rllib,tianshou,play,ray,render]"
+	$(PY) -m pip install --quiet -c constraints.txt -e ".[dev,eval,train,sb3,rllib,tianshou,torchrl,play,ray,render]"
 	touch $(STAMP) $(BUILT)
 
 $(BUILT): $(STAMP) $(C_SOURCES)
@@ -25,8 +25,8 @@ $(BUILT): $(STAMP) $(C_SOURCES)
 build: $(BUILT)
 
 # `make test` builds .venv with every extra the tests need: dev, eval, train and the RL-library integrations
-# (Ray/RLlib, Tianshou, Stable-Baselines3) plus OpenSpiel for the differential test, about 2 GB. It then runs
-# ruff, the type check (tests/typecheck.py: every import resolves) and the whole test suite on both cores (the
+# (Ray/RLlib, Tianshou, Stable-Baselines3, TorchRL) plus OpenSpiel for the differential test, about 2 GB. It then
+# runs ruff, the type check (tests/typecheck.py: every import resolves) and the whole test suite on both cores (the
 # import-direction check, tests/test_layers.py, included).
 test: $(BUILT)
 	$(PY) -m ruff check $(LINTED)

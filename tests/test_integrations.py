@@ -155,6 +155,32 @@ def test_cleanrl_ppo_vector(tmp_path, request):
         _, _, done, _, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
 
 
+def test_torchrl_ppo(tmp_path, request):
+    _skip_without("torchrl", "torchrl")
+    _one_torch_thread(request)
+    example = load_example("torchrl_ppo")
+    result = example.main(["--minutes", "0.02", "--num-envs", "16", "--num-steps", "8", "--minibatch-size", "64",
+                           "--clone-decisions", "256", "--eval-deals", "6", "--out", str(tmp_path)])
+    assert result.updates > 0 and result.decisions == 128 * result.updates and result.weights_changed
+    report = json.loads(result.evaluation.read_text())  # euchre eval's, on the saved checkpoint
+    assert (report["deals"], report["hands"], report["agent_a"]) == (6, 12, str(result.checkpoint))
+
+
+@pytest.mark.parametrize(("argv", "fragment"), [
+    (["--opponent", "nosuch"], "argument --opponent: unknown agent spec 'nosuch'"),
+    (["--opponent", "pimc:5"], "'pimc:5' has no compiled twin"),
+    (["--num-envs", "0"], "argument --num-envs: expected a positive int, got '0'"),
+    (["--entropy-coeff", "x"], "argument --entropy-coeff: expected a float, got 'x'"),
+])
+def test_torchrl_ppo_arguments_are_checked_in_one_line(capsys, argv, fragment):
+    _skip_without("torchrl", "torchrl")  # the example imports torchrl at its top: no stubs (they would stay cached)
+    with pytest.raises(SystemExit) as exc:
+        load_example("torchrl_ppo").main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and fragment in err, err
+
+
 def test_tianshou_dqn(tmp_path, request):
     # numba compiles Tianshou's replay-buffer helpers on first use (~15 s, once: cached). The JIT cannot be
     # switched off for them: the env's own core is compiled by numba in this process already.

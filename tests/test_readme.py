@@ -33,6 +33,8 @@ def snippets(text: str) -> list[str]:
 def run_snippet(code: str, name: str) -> None:
     if "euchre_env.training" in code and importlib.util.find_spec("torch") is None:
         pytest.skip("the [train] extra (torch) is not installed: pip install -e '.[train]'")
+    if "euchre_env.torchrl" in code and importlib.util.find_spec("torchrl") is None:
+        pytest.skip("the [torchrl] extra is not installed: pip install -e '.[torchrl]'")
     exec(compile(code, name, "exec"), {"__name__": name})
 
 
