@@ -57,8 +57,9 @@ class _Batched(EnvBase):
         super().__init__(batch_size=torch.Size([num_envs]), device="cpu")
         n = num_envs
         size = observer.size
-        low = torch.as_tensor(np.asarray(observer.low, np.float32)).expand(n, size)
-        high = torch.as_tensor(np.asarray(observer.high, np.float32)).expand(n, size)
+        # Copies: the observer's bounds are read-only arrays, shared by every env of these rules (views/structured.py).
+        low = torch.tensor(observer.low, dtype=torch.float32).expand(n, size)
+        high = torch.tensor(observer.high, dtype=torch.float32).expand(n, size)
         self.observation_spec = Composite(
             observation=Bounded(low, high, shape=(n, size), dtype=torch.float32),
             action_mask=Binary(n=num_actions, shape=(n, num_actions), dtype=torch.bool),
