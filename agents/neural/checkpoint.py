@@ -223,7 +223,7 @@ def load_checkpoint(path: str | os.PathLike, rules: Rules | None = None) -> dict
     sizes = {"obs_size": make_observer(saved_rules, observation, version).size,
              "num_actions": len(action_table(saved_rules))}
     for key, size in sizes.items():  # its network's ends are the observation's and the action table's sizes
-        if data[key] != size:
+        if type(data[key]) is not int or data[key] != size:
             raise CheckpointError(f"{path!r} has {key} {_one_line(repr(data[key]), 20)}; its rules and "
                                   f"{observation} observation have {size}")
     data["rules"] = saved_rules

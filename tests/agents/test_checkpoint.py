@@ -264,6 +264,7 @@ def test_a_huge_network_is_refused_before_it_is_built(good, tmp_path, monkeypatc
 def test_sizes_that_are_not_the_rules_sizes(good, tmp_path, key):
     payload = torch.load(good, weights_only=True)
     refused(_tampered(good, tmp_path, **{key: payload[key] + 1}), f"has {key} {payload[key] + 1}; its rules and ")
+    refused(_tampered(good, tmp_path, **{key: torch.ones(3)}), f"has {key} tensor([1., 1., 1.]); its rules and ")
 
 
 def test_a_checkpoint_for_other_rules(good):
