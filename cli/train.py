@@ -297,10 +297,9 @@ def run_cfr(args: argparse.Namespace) -> int:
 def _trainer_modules() -> tuple[Any, Any]:
     """``(load_config, run_dir_for)`` of the trainer, or the one line that says the train extra is missing.
     Imported here, not at the top: the trainer needs the train extra (torch, tensorboard, pyyaml), and eval,
-    ladder and merge must work without it."""
+    ladder and merge must work without it. Neither imports torch: a bad config is one line before it loads."""
     try:
-        from euchre_env.training.config import load_config
-        from euchre_env.training.train import run_dir_for
+        from euchre_env.training.config import load_config, run_dir_for
     except ModuleNotFoundError as exc:
         fail(f"training needs the train extra ({exc}): pip install 'euchre-env[train]'")
     return load_config, run_dir_for

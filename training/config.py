@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import os
 import re
 from dataclasses import asdict, dataclass, field, fields, is_dataclass
 from typing import Any
 
 import yaml
 
-from euchre_env.agents.neural.network import MAX_LAYERS, PRECISIONS
+from euchre_env.agents.neural.limits import MAX_LAYERS, PRECISIONS
 from euchre_env.agents.registry import check_spec
 from euchre_env.game.rules import Rules, check_option_names
 from euchre_env.training.device import resolve_device
@@ -240,3 +241,9 @@ def config_changes(saved: dict[str, Any], now: dict[str, Any], prefix: str = "")
         elif a != b:
             changed.append(f"{name} ({a!r} -> {b!r})")
     return changed
+
+
+def run_dir_for(config: TrainConfig, run_name: str | None, runs_dir: str = "runs") -> str:
+    """The run's folder: ``runs_dir/run_name``, by default named after the preset and the seed."""
+    name = run_name or f"{config.rules.preset}-seed{config.run.seed}"
+    return os.path.join(runs_dir, name)

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import os
 import re
-
-import torch
+from typing import TYPE_CHECKING
 
 from euchre_env.training.ranges import shown
+
+if TYPE_CHECKING:  # torch is imported by the functions that use it: a config is checked before it loads
+    import torch
 
 AUTO_DEVICE = "auto"  # run.device: resolved by the trainer on the machine the run starts on
 DENSE_CPU = "cpu-dense"  # run.device: the accelerator's code path (dense first layer, torch only) on the CPU
@@ -33,6 +35,8 @@ def threads_here(requested: int) -> tuple[int, str]:
 
 def devices_here() -> list[str]:
     """The devices torch can run the networks on here: ``cpu``, then ``cuda:0``... and ``mps`` where it sees them."""
+    import torch
+
     here = ["cpu"]
     if torch.cuda.is_available():
         here += [f"cuda:{i}" for i in range(torch.cuda.device_count())]
@@ -46,6 +50,8 @@ def resolve_device(name: str) -> tuple[torch.device, bool]:
     """``(the torch device, dense)`` that ``run.device`` ``name`` asks for on this machine; ``dense``: the networks
     take the accelerator's form (a dense first layer, torch's operations only), everywhere but on ``cpu``.
     ValueError in one line for a name that is no device or one this machine lacks, naming those it has."""
+    import torch
+
     if not re.fullmatch(r"auto|cpu|cpu-dense|cuda(:\d+)?|mps", name):
         raise ValueError(f"config run.device must be one of {', '.join(map(repr, DEVICES))}, got {shown(name)}")
     here = devices_here()
@@ -62,6 +68,8 @@ def resolve_device(name: str) -> tuple[torch.device, bool]:
 
 def describe_device(device: torch.device, dense: bool) -> str:
     """The device as a run's log names it: ``cpu``, ``cpu-dense (...)``, ``cuda:0 (NVIDIA H200)``, ``mps (...)``."""
+    import torch
+
     if device.type == "cpu":
         return f"{DENSE_CPU} (the accelerator's code path on the CPU)" if dense else "cpu"
     if device.type == "cuda":

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from euchre_env.agents.neural.network import MAX_WIDTH
+from euchre_env.agents.neural.limits import MAX_WIDTH
 from euchre_env.agents.registry import NETWORK_SEARCHES
 from euchre_env.training.ranges import (
     DEALS,

@@ -298,6 +298,3 @@ class Trainer:
                            os.path.join(self.ckpt_dir, "best.pt"), self.over_limit)
 
 
-def run_dir_for(config: TrainConfig, run_name: str | None, runs_dir: str = "runs") -> str:
-    name = run_name or f"{config.rules.preset}-seed{config.run.seed}"
-    return os.path.join(runs_dir, name)

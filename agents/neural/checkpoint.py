@@ -36,7 +36,8 @@ from typing import Any
 import torch
 
 from euchre_env.agents.neural.belief import BeliefHead
-from euchre_env.agents.neural.network import MAX_LAYERS, MAX_WIDTH, PolicyNet
+from euchre_env.agents.neural.limits import MAX_LAYERS, MAX_WIDTH
+from euchre_env.agents.neural.network import PolicyNet
 from euchre_env.game.actions import action_table
 from euchre_env.game.rules import Rules
 from euchre_env.game.seats import CARD_PLACES

@@ -21,14 +21,10 @@ from torch import nn
 
 from euchre_env.agents.neural.belief import BeliefHead
 from euchre_env.agents.neural.cpu_kernels import sample_rows, tanh
+from euchre_env.agents.neural.limits import PRECISIONS
 from euchre_env.agents.neural.sparse_input import SparseInputLinear, SparseRows, sparse_input
 
 ILLEGAL_LOGIT = -1e9  # finite, so that 0 * logit stays 0 in the entropy (inf would give nan)
-# The largest network a config may ask for and a checkpoint may describe: 8 layers of 2,048 are 134 MB of weights a
-# network, held by the actor, the critic, Adam's two moments of each and every league snapshot.
-MAX_LAYERS = 8
-MAX_WIDTH = 2048
-PRECISIONS = ("float32", "bfloat16")  # what the dense layers' products may compute in (matmul_precision)
 
 
 def _layers(sizes: list[int], out: int, out_gain: float, dense: bool = False) -> list[nn.Module]:

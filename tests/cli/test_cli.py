@@ -367,10 +367,12 @@ def test_with_preset_a_checkpoint_for_other_rules_still_fails(capsys):
     assert "Duplicate evaluation, preset knock, seed 0" in capsys.readouterr().out  # no checkpoint: knock
 
 
-@pytest.mark.parametrize("argv", [["--help"], ["eval", "--help"], ["eval", "rules", "random", "--hands", "-1"]])
+@pytest.mark.parametrize("argv", [["--help"], ["eval", "--help"], ["eval", "rules", "random", "--hands", "-1"],
+                                  ["train", "--set", "ppo.num_games=1000000000000"]])
 def test_help_and_argument_errors_import_no_heavy_library(argv):
-    """`euchre --help`, a command's help and an argument error answer before scipy, torch or the evaluation are
-    imported (they took 0.8 s of every such call): checked by what the process imported, not by a clock."""
+    """`euchre --help`, a command's help, an argument error and a bad config value answer before scipy, torch or the
+    evaluation are imported (they took 0.8 s, 3 s for the config, of every such call): checked by what the process
+    imported, not by a clock."""
     code = ("import sys\nfrom euchre_env.cli.main import main\ntry:\n    main(sys.argv[1:])\nexcept SystemExit:\n"
             "    pass\nheavy = [m for m in ('scipy', 'torch', 'euchre_env.evaluation') if m in sys.modules]\n"
             "print('HEAVY', heavy)\n")
