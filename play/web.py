@@ -82,10 +82,10 @@ UNPLAYED_SECONDS = 600.0  # a game in which the person never moved, unused this 
 class _Game:
     """One browser tab's games: the current :class:`Table`, the games won so far by each team, the token."""
 
-    def __init__(self, make_table: Callable[[], Table], client: str, address: str = "") -> None:
+    def __init__(self, make_table: Callable[[], Table], client: str) -> None:
         self.make_table = make_table
         self.client = client  # whose game: the store drops a client's games only to make room for its own
-        self.address = address  # the network address that created it (the store caps each address's games)
+        self.address = ""  # the network address that created it, set by the store (which caps each address's games)
         self.played = False  # the person has moved in it: until then it is dropped sooner (UNPLAYED_SECONDS)
         self.table: Table = make_table()
         self.won = [0, 0]
