@@ -91,7 +91,7 @@ class Rules:
         twin=ANY, packed=True)
     game_target: int = option(10, "the points that win a game", high=MAX_GAME_TARGET, twin=ANY, packed=True)
     rubber: bool = option(False, "best of three games, with rubber points", family=TURN_UP, twin=ANY, packed=True)
-    ace_no_face: bool = option(False, "a hand with no ace and no face card may be declared and redealt",
+    ace_no_face: bool = option(False, "a player dealt an ace and no face card may claim a redeal",
                                family=BID, twin=ANY)
     double_deck: bool = option(False, "two 24-card decks, twelve cards a hand", family=BID, twin=ANY)
     renege: str = option("masked", "masked: only legal cards can be played; penalize: a renege is played and "
