@@ -34,6 +34,7 @@ a game in the middle of its episode).
 
 from __future__ import annotations
 
+import abc
 from typing import Any
 
 import numpy as np
@@ -86,11 +87,14 @@ class _Batched(EnvBase):
     def _extra_specs(self, n: int) -> dict[str, Any]:
         return {}
 
+    @abc.abstractmethod
     def _deal(self, seed: int | None) -> dict[str, np.ndarray]:
-        raise NotImplementedError
+        """Every game dealt anew (from ``seed``, or the engine's stream): the first decisions' arrays."""
 
+    @abc.abstractmethod
     def _advance(self, actions: np.ndarray) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray]:
-        raise NotImplementedError
+        """One step of every game: the next decisions' arrays, the rewards, and which games' episodes ended
+        (terminated, truncated)."""
 
     # ------------------------------------------------------------------ EnvBase
     def _set_seed(self, seed: int | None) -> None:
